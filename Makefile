@@ -1,0 +1,66 @@
+# tc.h: build the CLI, run the tests, run the benchmarks.
+#   make          build/tc (the CLI)
+#   make demo     build and run examples/demo.c
+#   make test     every test: optimized, ASan+UBSan, TSan (threaded), the
+#                 gcc/clang C99/C++ compile matrix, numpy oracle; ends with
+#                 "N passed, M failed"
+#   make bench    benchmark table (tc.h vs naive C vs OpenBLAS)
+#   make clean
+CC ?= cc
+CXX ?= c++
+PYTHON ?= /usr/bin/python3
+BUILD := build
+WARN := -Wall -Wextra -Wpedantic -Werror
+OPT := -O2 -march=native
+SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+TSAN := -O1 -g -fsanitize=thread
+HDRS := tc.h $(wildcard src/*.h) $(wildcard tc_opencl.h)
+LIBS := -lm -pthread
+
+# The OpenCL back end is built into build/tc when headers and loader exist.
+HAVE_OPENCL := $(shell printf '\#include <CL/cl.h>\nint main(void){return 0;}' | $(CC) -x c - -o /dev/null -lOpenCL 2>/dev/null && echo 1)
+ifeq ($(HAVE_OPENCL),1)
+OCL_CFLAGS := -DTC_WITH_OPENCL -DCL_TARGET_OPENCL_VERSION=120
+OCL_LIBS := -lOpenCL
+endif
+
+TESTS_C := $(wildcard tests/t_*.c)
+TEST_OPT := $(TESTS_C:tests/%.c=$(BUILD)/test/%)
+TEST_SAN := $(TESTS_C:tests/%.c=$(BUILD)/test-san/%)
+TESTS_THREAD := $(wildcard tests/t_thread*.c)
+TEST_TSAN := $(TESTS_THREAD:tests/%.c=$(BUILD)/test-tsan/%)
+
+.PHONY: all demo test test-asan test-tsan compile-check bench clean
+all: $(BUILD)/tc
+
+$(BUILD) $(BUILD)/test $(BUILD)/test-san $(BUILD)/test-tsan:
+	mkdir -p $@
+
+$(BUILD)/tc: tools/tc.c tools/npy.h $(HDRS) | $(BUILD)
+	$(CC) -std=c99 $(OPT) $(WARN) $(OCL_CFLAGS) -I. tools/tc.c -o $@ $(LIBS) $(OCL_LIBS)
+
+$(BUILD)/demo: examples/demo.c $(HDRS) | $(BUILD)
+	$(CC) -std=c99 $(OPT) $(WARN) -I. examples/demo.c -o $@ $(LIBS)
+
+demo: $(BUILD)/demo
+	./$(BUILD)/demo
+
+$(BUILD)/test/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test
+	$(CC) -std=c99 -O2 -g -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
+$(BUILD)/test-san/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test-san
+	$(CC) -std=c99 $(SAN) -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
+$(BUILD)/test-tsan/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test-tsan
+	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< -o $@ $(LIBS)
+
+test: all $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
+	@HAVE_OPENCL=$(HAVE_OPENCL) PYTHON=$(PYTHON) CC=$(CC) bash tests/all.sh
+
+test-asan: $(TEST_SAN)
+	@bash tests/run.sh $(TEST_SAN)
+test-tsan: $(TEST_TSAN)
+	@bash tests/run.sh $(TEST_TSAN)
+compile-check:
+	@bash tests/run.sh "bash tests/compile_check.sh"
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,1 @@
+/* ==== [tc:math] Scalar and block math for builtins ==== (stub: being written) */
