@@ -20,7 +20,7 @@ LIBS := -lm -pthread
 # The OpenCL back end is built into build/tc when headers and loader exist.
 HAVE_OPENCL := $(shell printf '\#include <CL/cl.h>\nint main(void){return 0;}' | $(CC) -x c - -o /dev/null -lOpenCL 2>/dev/null && echo 1)
 ifeq ($(HAVE_OPENCL),1)
-OCL_CFLAGS := -DTC_WITH_OPENCL -DCL_TARGET_OPENCL_VERSION=120
+OCL_CFLAGS := -DTC_OPENCL_RUNNER -DCL_TARGET_OPENCL_VERSION=120
 OCL_LIBS := -lOpenCL
 endif
 
@@ -64,3 +64,6 @@ compile-check:
 
 clean:
 	rm -rf $(BUILD)
+
+# Benchmarks (build/tc-bench, `make bench`) live in their own fragment.
+-include tools/bench.mk

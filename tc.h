@@ -252,6 +252,14 @@ TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **
 TC_API int tc_pool_num_threads(const tc_pool *pool);
 TC_API void tc_pool_free(tc_pool *pool);
 
+/* Binds size variables from input shapes (and 0-rank integer inputs used
+   in sizes), evaluates every size expression of def into sx_values (n_sx
+   entries) and verifies everything a run needs before it may write:
+   size-variable consistency, constant dims, negative extents, declared
+   output dims and the def's run-time checks. Back ends call this first. */
+TC_API tc_status tc_bind_sizes(const tc_program *p, int def, const tc_tensor *inputs,
+                               int n_inputs, int64_t *sx_values, tc_error *err);
+
 /* Text renderings for tools (snprintf-style return values). */
 TC_API int tc_disasm(const tc_program *p, int def, char *buf, size_t cap);
 TC_API int tc_ir_format_loops(const struct tc_ir_def *d, char *buf, size_t cap);

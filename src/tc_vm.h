@@ -28,3 +28,8 @@ TC_API void tc_pool_free(tc_pool *pool) { (void)pool; }
 TC_API int tc_disasm(const tc_program *p, int def, char *buf, size_t cap) {
     (void)p; (void)def; if (buf && cap) buf[0] = 0; return 0;
 }
+TC_API tc_status tc_bind_sizes(const tc_program *p, int def, const tc_tensor *inputs,
+                               int n_inputs, int64_t *sx_values, tc_error *err) {
+    (void)p; (void)def; (void)inputs; (void)n_inputs; (void)sx_values;
+    return tc__set_error(err, TC_ERR_UNSUPPORTED, "not written yet");
+}
