@@ -1,6 +1,7 @@
 # tc.h: build the CLI, run the tests, run the benchmarks.
 #   make          build/tc (the CLI)
 #   make demo     build and run examples/demo.c
+#   make examples build every examples/*.c into build/examples/
 #   make test     every test: optimized, ASan+UBSan, TSan (threaded), the
 #                 gcc/clang C99/C++ compile matrix, numpy oracle; ends with
 #                 "N passed, M failed"
@@ -18,7 +19,8 @@ HDRS := tc.h $(wildcard src/*.h) $(wildcard tc_opencl.h)
 LIBS := -lm -pthread
 
 # The OpenCL back end is built into build/tc when headers and loader exist.
-HAVE_OPENCL := $(shell printf '\#include <CL/cl.h>\nint main(void){return 0;}' | $(CC) -x c - -o /dev/null -lOpenCL 2>/dev/null && echo 1)
+# (\043 is '#': a literal # inside $(shell) is not portable across make versions)
+HAVE_OPENCL := $(shell printf '\043define CL_TARGET_OPENCL_VERSION 120\n\043include <CL/cl.h>\nint main(void){return 0;}' | $(CC) -x c - -o /dev/null -lOpenCL 2>/dev/null && echo 1)
 ifeq ($(HAVE_OPENCL),1)
 OCL_CFLAGS := -DTC_OPENCL_RUNNER -DCL_TARGET_OPENCL_VERSION=120
 OCL_LIBS := -lOpenCL
@@ -30,20 +32,30 @@ TEST_SAN := $(TESTS_C:tests/%.c=$(BUILD)/test-san/%)
 TESTS_THREAD := $(wildcard tests/t_thread*.c)
 TEST_TSAN := $(TESTS_THREAD:tests/%.c=$(BUILD)/test-tsan/%)
 
-.PHONY: all demo test test-asan test-tsan compile-check bench clean
+.PHONY: all demo examples test test-asan test-tsan compile-check bench clean
 all: $(BUILD)/tc
 
-$(BUILD) $(BUILD)/test $(BUILD)/test-san $(BUILD)/test-tsan:
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+$(BUILD) $(BUILD)/test $(BUILD)/test-san $(BUILD)/test-tsan $(BUILD)/examples:
 	mkdir -p $@
 
+# tc_opencl.h's emitter needs no OpenCL headers, so `tc opencl` is always
+# built in once the header exists; the runner needs headers and loader.
+CLI_CFLAGS := $(if $(wildcard tc_opencl.h),-DTC_CLI_HAVE_OPENCL_H)
 $(BUILD)/tc: tools/tc.c tools/npy.h $(HDRS) | $(BUILD)
-	$(CC) -std=c99 $(OPT) $(WARN) $(OCL_CFLAGS) -I. tools/tc.c -o $@ $(LIBS) $(OCL_LIBS)
+	$(CC) -std=c99 $(OPT) $(WARN) $(CLI_CFLAGS) $(OCL_CFLAGS) -I. tools/tc.c -o $@ $(LIBS) $(OCL_LIBS)
 
-$(BUILD)/demo: examples/demo.c $(HDRS) | $(BUILD)
-	$(CC) -std=c99 $(OPT) $(WARN) -I. examples/demo.c -o $@ $(LIBS)
+$(BUILD)/examples/%: examples/%.c $(HDRS) | $(BUILD)/examples
+	$(CC) -std=c99 $(OPT) $(WARN) -I. $< -o $@ $(LIBS)
+examples: $(EXAMPLES)
 
-demo: $(BUILD)/demo
-	./$(BUILD)/demo
+# The CLI with ASan+UBSan, for tests/t_cli_san.sh.
+$(BUILD)/test-san/tc: tools/tc.c tools/npy.h $(HDRS) | $(BUILD)/test-san
+	$(CC) -std=c99 $(SAN) -Wall -Wextra $(CLI_CFLAGS) $(OCL_CFLAGS) -I. tools/tc.c -o $@ $(LIBS) $(OCL_LIBS)
+
+demo: $(BUILD)/examples/demo
+	./$(BUILD)/examples/demo
 
 $(BUILD)/test/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 -O2 -g -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
@@ -52,7 +64,7 @@ $(BUILD)/test-san/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test-san
 $(BUILD)/test-tsan/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test-tsan
 	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< -o $@ $(LIBS)
 
-test: all $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
+test: all examples $(BUILD)/test-san/tc $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
 	@HAVE_OPENCL=$(HAVE_OPENCL) PYTHON=$(PYTHON) CC=$(CC) bash tests/all.sh
 
 test-asan: $(TEST_SAN)

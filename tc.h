@@ -503,6 +503,7 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #include "src/tc_lex_parse.h"
 #include "src/tc_sema.h"
 #include "src/tc_math.h"
+#include "src/tc_contract.h"
 #include "src/tc_vm.h"
 #include "src/tc_print.h"
 #include "src/tc_api.h"

@@ -1,0 +1,2561 @@
+/* tc_opencl.h - v0.1.0 - OpenCL C back end for tc.h - MIT licence (end of tc.h)
+
+   QUICK START
+       #define TC_IMPLEMENTATION
+       #include "tc.h"
+       #define TC_OPENCL_IMPLEMENTATION   // in the same file as, or after, tc.h
+       #include "tc_opencl.h"
+
+       // 1. Source only (no OpenCL headers or runtime needed):
+       char *cl = NULL;
+       const tc_ir_def *ir = tc_program_ir(prog, tc_program_find(prog, NULL));
+       if (tc_ocl_emit(ir, NULL, 1, NULL, &cl, &err) == TC_OK) { puts(cl); tc_ocl_free_source(cl, NULL); }
+
+       // 2. Running (compile with -DTC_OPENCL_RUNNER, link -lOpenCL):
+       tc_ocl_runner *r = NULL;
+       if (tc_ocl_runner_create(NULL, &r, &err) != TC_OK) { ...err.msg... }
+       tc_ocl_run(r, prog, &rd, &err);      // same tc_run_desc, checks and errors as tc_run
+       tc_ocl_runner_free(r);
+
+   BUILD
+       cc -O2 app.c -lm -pthread                                  (emission only)
+       cc -O2 -DTC_OPENCL_RUNNER app.c -lOpenCL -lm -pthread      (with the runner)
+
+   CONFIGURATION
+       macro                      default     meaning
+       TC_OPENCL_RUNNER           off         compile the runner (needs <CL/cl.h>, -lOpenCL)
+       CL_TARGET_OPENCL_VERSION   120         the OpenCL API level the runner is written for
+       TC_OCL_API                 TC_API      linkage of the public functions
+       TC_OCL_MAX_CACHE           16          built programs a runner keeps (least recently used go)
+       TC_MALLOC/TC_REALLOC/TC_FREE           honoured when defined, as in tc.h
+
+   WHAT IS EMITTED
+       OpenCL C 1.2, one kernel per statement, named <def>_<tensor>_s<statement>
+       with the statement as a comment above it. Each work-item computes one
+       element of the written tensor (the statement's non-reduction loops,
+       flattened) and runs the reduction loops itself, so results do not depend
+       on the launch. A statement with `!` gets an <kernel>_init kernel that
+       sets the whole tensor to the reduction's identity, unless its loops cover
+       the whole tensor (then the accumulator starts from the identity). A
+       statement that reads the tensor it writes at another element runs on one
+       work-item, in loop order, like the VM. Tensors keep their TC names; size
+       variables are kernel arguments (long) or constants baked in. Integer
+       arithmetic wraps, / and % round toward negative infinity with x/0 = x%0 = 0,
+       min/max and builtins follow tc.h's VM bit for bit where OpenCL allows
+       (builtins OpenCL lacks are written out as helper functions). Gathers are
+       bounds-checked: an index out of range sets an error word (code, dimension,
+       index) and the read is skipped. FP_CONTRACT is off, so a*b+c is not fused.
+
+   THREADING
+       Emission is pure. A runner belongs to one thread at a time; a tc_program
+       may be run by several runners at once.
+
+   ERRORS
+       As in tc.h: tc_status plus tc_error. Every OpenCL failure is
+       TC_ERR_BACKEND naming the call and the code ("clBuildProgram:
+       CL_BUILD_PROGRAM_FAILURE (-11)"), a build failure carries the build log.
+       No OpenCL platform at all is TC_ERR_UNSUPPORTED, "no OpenCL platform".
+*/
+#ifndef TC_OPENCL_H_INCLUDED
+#define TC_OPENCL_H_INCLUDED
+
+#ifndef TC_H_INCLUDED
+#error "tc_opencl.h: include tc.h first"
+#endif
+
+/* ==== [tc:ocl-api] Emission and runner API ================================= */
+#ifndef TC_OCL_API
+#define TC_OCL_API TC_API
+#endif
+
+/* OpenCL C source for def d. sx_values: NULL = sizes are kernel arguments
+   (one program for every shape), else the def's n_sx size values (from
+   tc_bind_sizes) baked in as constants. allow_fp64: 0 makes any float64
+   tensor or value a TC_ERR_UNSUPPORTED error naming it (a device without
+   cl_khr_fp64); 1 enables the extension where needed. a: NULL = default
+   allocator. On success *source_out is NUL-terminated text owned by the
+   caller (free with tc_ocl_free_source and the same allocator). */
+TC_OCL_API tc_status tc_ocl_emit(const struct tc_ir_def *d, const int64_t *sx_values,
+                                 int allow_fp64, const tc_allocator *a, char **source_out,
+                                 tc_error *err);
+TC_OCL_API void tc_ocl_free_source(char *src, const tc_allocator *a); /* NULL is a no-op */
+
+#if defined(TC_OPENCL_RUNNER)
+typedef struct tc_ocl_runner tc_ocl_runner; /* context, queue, built programs; one thread */
+
+typedef struct tc_ocl_runner_desc { /* zero-initialise; NULL desc = all defaults */
+    int platform_index;             /* 0: the first platform */
+    int device_index;               /* 0: the first device of that platform */
+    tc_allocator allocator;         /* runner state and outputs the runner allocates */
+    int sizes_as_args;              /* 1: one program per def for every shape (sizes are
+                                       kernel arguments); 0: sizes baked in, one program
+                                       per def and shape (faster kernels) */
+} tc_ocl_runner_desc;
+
+/* Picks the platform and device and makes a context and queue. No platform:
+   TC_ERR_UNSUPPORTED "no OpenCL platform"; an index past the end:
+   TC_ERR_INVALID_ARGUMENT naming how many there are. */
+TC_OCL_API tc_status tc_ocl_runner_create(const tc_ocl_runner_desc *d, tc_ocl_runner **out,
+                                          tc_error *err);
+TC_OCL_API void tc_ocl_runner_free(tc_ocl_runner *r); /* NULL is a no-op */
+TC_OCL_API const char *tc_ocl_runner_device_name(const tc_ocl_runner *r);
+TC_OCL_API int tc_ocl_runner_has_fp64(const tc_ocl_runner *r);
+
+/* tc_run on the OpenCL device: the same desc, checks (tc_bind_sizes first),
+   errors and results. Outputs with data NULL are allocated with the runner's
+   allocator (free them with tc_ocl_tensor_free); caller buffers are written
+   only when the whole run succeeded (a gather out of range is TC_ERR_BOUNDS
+   and leaves them untouched). Gathers are always checked on the device:
+   unchecked_gathers and pool are ignored. Built programs are cached in r. */
+TC_OCL_API tc_status tc_ocl_run(tc_ocl_runner *r, const tc_program *p, const tc_run_desc *d,
+                                tc_error *err);
+TC_OCL_API void tc_ocl_tensor_free(tc_ocl_runner *r, tc_tensor *t); /* data set to NULL */
+#endif /* TC_OPENCL_RUNNER */
+
+#endif /* TC_OPENCL_H_INCLUDED */
+
+/* ========================================================================== */
+/*                              IMPLEMENTATION                                */
+/* ========================================================================== */
+#if defined(TC_OPENCL_IMPLEMENTATION) && !defined(TC__OCL_IMPLEMENTED)
+#define TC__OCL_IMPLEMENTED
+
+/* ==== [tc:ocl-config] Configuration and private helpers ===================== */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h> /* vsnprintf only */
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TC_OCL_MAX_CACHE
+#define TC_OCL_MAX_CACHE 16
+#endif
+/* Deepest expression the emitter follows (the front end bounds nesting far
+   below this; hand-built IR is cut off here instead of the C stack). */
+#define TC__OCL_MAX_DEPTH 2000
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TC__OCL_PRIVATE static __attribute__((unused))
+#else
+#define TC__OCL_PRIVATE static
+#endif
+
+TC__OCL_PRIVATE void *tc__ocl_alloc(const tc_allocator *a, size_t size) {
+    if (size == 0) size = 1;
+    if (a && a->alloc_fn) return a->alloc_fn(size, a->user);
+#if defined(TC_MALLOC)
+    return TC_MALLOC(size, a ? a->user : NULL);
+#else
+    return malloc(size);
+#endif
+}
+TC__OCL_PRIVATE void tc__ocl_free(const tc_allocator *a, void *p) {
+    if (!p) return;
+    if (a && a->alloc_fn) {
+        if (a->free_fn) a->free_fn(p, a->user);
+        return;
+    }
+#if defined(TC_MALLOC)
+    TC_FREE(p, a ? a->user : NULL);
+#else
+    free(p);
+#endif
+}
+/* Zeroed array of n elements, overflow-checked; NULL on failure. */
+TC__OCL_PRIVATE void *tc__ocl_calloc(const tc_allocator *a, size_t n, size_t size) {
+    void *p;
+    if (size && n > ((size_t)-1) / 2 / size) return NULL;
+    p = tc__ocl_alloc(a, n * size);
+    if (p) memset(p, 0, n * size > 0 ? n * size : 1);
+    return p;
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_error(tc_error *e, tc_status code, const char *fmt, ...) {
+    va_list ap;
+    if (!e) return code;
+    memset(e, 0, sizeof *e);
+    e->code = code;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* A growable string; after an allocation failure it stays as it is and
+   `oom` is set, so callers check once at the end. */
+typedef struct tc__ocl_str {
+    char *p;
+    size_t len, cap;
+    int oom;
+    const tc_allocator *a;
+} tc__ocl_str;
+
+TC__OCL_PRIVATE void tc__ocl_str_init(tc__ocl_str *s, const tc_allocator *a) {
+    s->p = NULL;
+    s->len = s->cap = 0;
+    s->oom = 0;
+    s->a = a;
+}
+TC__OCL_PRIVATE void tc__ocl_str_free(tc__ocl_str *s) {
+    tc__ocl_free(s->a, s->p);
+    s->p = NULL;
+    s->len = s->cap = 0;
+}
+TC__OCL_PRIVATE int tc__ocl_str_reserve(tc__ocl_str *s, size_t extra) {
+    size_t ncap;
+    char *np;
+    if (s->oom) return 0;
+    if (s->len + extra + 1 <= s->cap) return 1;
+    ncap = s->cap ? s->cap : 256;
+    while (ncap < s->len + extra + 1) {
+        if (ncap > ((size_t)-1) / 4) {
+            s->oom = 1;
+            return 0;
+        }
+        ncap *= 2;
+    }
+    np = (char *)tc__ocl_alloc(s->a, ncap);
+    if (!np) {
+        s->oom = 1;
+        return 0;
+    }
+    if (s->p) memcpy(np, s->p, s->len + 1);
+    else np[0] = '\0';
+    tc__ocl_free(s->a, s->p);
+    s->p = np;
+    s->cap = ncap;
+    return 1;
+}
+TC__OCL_PRIVATE void tc__ocl_puts(tc__ocl_str *s, const char *t) {
+    size_t n = strlen(t);
+    if (!tc__ocl_str_reserve(s, n)) return;
+    memcpy(s->p + s->len, t, n + 1);
+    s->len += n;
+}
+TC__OCL_PRIVATE void tc__ocl_printf(tc__ocl_str *s, const char *fmt, ...) {
+    va_list ap;
+    char tmp[256];
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) {
+        tc__ocl_puts(s, tmp);
+        return;
+    }
+    if (!tc__ocl_str_reserve(s, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(s->p + s->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    s->len += (size_t)n;
+}
+/* Detaches the text (NULL after an allocation failure). */
+TC__OCL_PRIVATE char *tc__ocl_str_take(tc__ocl_str *s) {
+    char *p;
+    if (!tc__ocl_str_reserve(s, 0)) {
+        tc__ocl_str_free(s);
+        return NULL;
+    }
+    p = s->p;
+    s->p = NULL;
+    s->len = s->cap = 0;
+    return p;
+}
+
+/* A small arena for one emission: blocks freed together at the end. */
+typedef struct tc__ocl_block {
+    struct tc__ocl_block *next;
+} tc__ocl_block;
+typedef struct tc__ocl_arena {
+    const tc_allocator *a;
+    tc__ocl_block *head;
+    int oom;
+} tc__ocl_arena;
+
+TC__OCL_PRIVATE void *tc__ocl_arena_alloc(tc__ocl_arena *A, size_t n, size_t size) {
+    tc__ocl_block *b;
+    size_t hdr = (sizeof(tc__ocl_block) + 15) / 16 * 16;
+    if (size && n > ((size_t)-1) / 4 / size) {
+        A->oom = 1;
+        return NULL;
+    }
+    b = (tc__ocl_block *)tc__ocl_alloc(A->a, hdr + n * size);
+    if (!b) {
+        A->oom = 1;
+        return NULL;
+    }
+    memset(b, 0, hdr + n * size);
+    b->next = A->head;
+    A->head = b;
+    return (char *)b + hdr;
+}
+TC__OCL_PRIVATE void tc__ocl_arena_free(tc__ocl_arena *A) {
+    while (A->head) {
+        tc__ocl_block *n = A->head->next;
+        tc__ocl_free(A->a, A->head);
+        A->head = n;
+    }
+}
+
+/* ==== [tc:ocl-types] Dtypes in OpenCL C ==================================== */
+
+/* Per dtype: storage type in buffers, compute type of values, the unsigned
+   type integer arithmetic wraps in, and the helper suffix. float16 is
+   stored as half (vload_half/vstore_half_rte), computed in float; bool is
+   stored as uchar (0/1), computed as bool. */
+/* clang-format off */
+#define TC__OCL_TYPES(X)                                  \
+    X(BOOL,    "uchar",  "bool",   "uint",  "b")          \
+    X(INT8,    "char",   "char",   "uint",  "i8")         \
+    X(INT16,   "short",  "short",  "uint",  "i16")        \
+    X(INT32,   "int",    "int",    "uint",  "i32")        \
+    X(INT64,   "long",   "long",   "ulong", "i64")        \
+    X(UINT8,   "uchar",  "uchar",  "uint",  "u8")         \
+    X(UINT16,  "ushort", "ushort", "uint",  "u16")        \
+    X(UINT32,  "uint",   "uint",   "uint",  "u32")        \
+    X(UINT64,  "ulong",  "ulong",  "ulong", "u64")        \
+    X(FLOAT16, "half",   "float",  "",      "f")          \
+    X(FLOAT32, "float",  "float",  "",      "f")          \
+    X(FLOAT64, "double", "double", "",      "d")
+/* clang-format on */
+static const struct {
+    tc_dtype dt;
+    const char *storage, *compute, *wrap, *sfx;
+} tc__ocl_types[TC_DTYPE_COUNT] = {
+#define TC__OCL_TYPE_INFO(dt, st, ct, wt, sfx) {TC_##dt, st, ct, wt, sfx},
+    TC__OCL_TYPES(TC__OCL_TYPE_INFO)
+#undef TC__OCL_TYPE_INFO
+};
+
+TC__OCL_PRIVATE int tc__ocl_dt_ok(tc_dtype t) { return (unsigned)t < (unsigned)TC_DTYPE_COUNT; }
+TC__OCL_PRIVATE int tc__ocl_is_float(tc_dtype t) {
+    return t == TC_FLOAT16 || t == TC_FLOAT32 || t == TC_FLOAT64;
+}
+TC__OCL_PRIVATE int tc__ocl_is_signed(tc_dtype t) {
+    return t == TC_INT8 || t == TC_INT16 || t == TC_INT32 || t == TC_INT64;
+}
+TC__OCL_PRIVATE int tc__ocl_is_int(tc_dtype t) {
+    return tc__ocl_is_signed(t) || t == TC_UINT8 || t == TC_UINT16 || t == TC_UINT32 ||
+           t == TC_UINT64;
+}
+/* uint and ulong arithmetic needs no wrapping help; narrower and signed types do. */
+TC__OCL_PRIVATE int tc__ocl_plain_arith(tc_dtype t) {
+    return tc__ocl_is_float(t) || t == TC_UINT32 || t == TC_UINT64;
+}
+
+/* ==== [tc:ocl-names] TC names as OpenCL C identifiers =======================
+   A TC name is used as written unless OpenCL C reserves it (keywords, types,
+   vector types, the built-ins the kernels call, macros) or it starts with
+   tc_ (the emitter's own names): then it becomes tc_u_<name>. */
+static const char *const tc__ocl_reserved[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "uchar",
+    "ushort", "uint", "ulong", "half", "quad", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t",
+    "global", "local", "constant", "private", "kernel", "read_only", "write_only", "read_write",
+    "uniform", "pipe", "complex", "imaginary", "event_t", "sampler_t", "image1d_t",
+    "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t", "image3d_t",
+    "get_global_id", "atomic_cmpxchg", "min", "max", "fmin", "fmax", "isnan", "isinf",
+    "fabs", "copysign", "exp", "log", "sqrt", "erf", "erfc", "cos", "sin", "hypot", "cbrt",
+    "fmod", "cbrt", "NULL", "INFINITY", "NAN", "MAXFLOAT", "HUGE_VAL", "HUGE_VALF",
+    "FLT_EPSILON", "DBL_EPSILON", "vload_half", "vstore_half_rte", "as_int", "select"};
+
+TC__OCL_PRIVATE int tc__ocl_is_vector_type(const char *s) {
+    static const char *const bases[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
+                                        "ulong", "float", "double", "half", "bool", "quad"};
+    size_t i;
+    for (i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        size_t n = strlen(bases[i]);
+        if (strncmp(s, bases[i], n) == 0 && s[n] >= '0' && s[n] <= '9') return 1;
+    }
+    return 0;
+}
+TC__OCL_PRIVATE int tc__ocl_is_reserved(const char *s) {
+    size_t i;
+    int upper = 1, underscore = 0;
+    const char *c;
+    if (strncmp(s, "tc_", 3) == 0 || strncmp(s, "__", 2) == 0) return 1;
+    if (strncmp(s, "convert_", 8) == 0 || strncmp(s, "as_", 3) == 0 ||
+        strncmp(s, "vload", 5) == 0 || strncmp(s, "vstore", 6) == 0 ||
+        strncmp(s, "atomic_", 7) == 0 || strncmp(s, "get_", 4) == 0)
+        return 1;
+    for (i = 0; i < sizeof tc__ocl_reserved / sizeof tc__ocl_reserved[0]; i++)
+        if (strcmp(s, tc__ocl_reserved[i]) == 0) return 1;
+    if (tc__ocl_is_vector_type(s)) return 1;
+    /* FLT_MAX, M_PI, CL_VERSION_1_2, CLK_...: macro-like names */
+    for (c = s; *c; c++) {
+        if (*c >= 'a' && *c <= 'z') upper = 0;
+        if (*c == '_') underscore = 1;
+    }
+    return upper && underscore;
+}
+/* The OpenCL spelling of a TC name (arena copy). */
+TC__OCL_PRIVATE char *tc__ocl_name(tc__ocl_arena *A, const char *tc_name) {
+    const char *pre = tc__ocl_is_reserved(tc_name) ? "tc_u_" : "";
+    size_t n = strlen(pre) + strlen(tc_name) + 1;
+    char *s = (char *)tc__ocl_arena_alloc(A, n, 1);
+    if (s) snprintf(s, n, "%s%s", pre, tc_name);
+    return s;
+}
+
+/* ==== [tc:ocl-analysis] What each statement's kernels need ==================
+   Shared by the emitter and the runner, so both agree on kernel names,
+   argument lists and error codes. */
+
+typedef struct tc__ocl_stmt_info {
+    int n_lhs;          /* non-reduction loops (the written tensor's rank) */
+    int reads_self;     /* the right-hand side reads the written tensor */
+    int serial;         /* ... at another element: one work-item runs the nest */
+    int fused_init;     /* `!` applied by starting the accumulator at the identity */
+    int init_kernel;    /* `!` applied by a separate kernel first */
+    int n_gathers;      /* bounds-checked reads */
+    int gather_base;    /* error codes gather_base + 1 .. gather_base + n_gathers */
+    int uses_fp64;      /* a float64 value or tensor */
+} tc__ocl_stmt_info;
+
+/* Value of sx id when baked, or whether it is the constant v when symbolic. */
+TC__OCL_PRIVATE int tc__ocl_sx_is(const tc_ir_def *d, const int64_t *baked, int id, int64_t v) {
+    if (baked) return baked[id] == v;
+    return d->sx[id].op == TC_SX_CONST && d->sx[id].value == v;
+}
+TC__OCL_PRIVATE int tc__ocl_sx_same(const tc_ir_def *d, const int64_t *baked, int a, int b) {
+    if (baked) return baked[a] == baked[b];
+    if (a == b) return 1;
+    if (d->sx[a].op == TC_SX_CONST && d->sx[b].op == TC_SX_CONST)
+        return d->sx[a].value == d->sx[b].value;
+    return d->sx[a].op == TC_SX_VAR && d->sx[b].op == TC_SX_VAR && d->sx[a].value == d->sx[b].value;
+}
+
+TC__OCL_PRIVATE int tc__ocl_is_gather(const tc_ir_def *d, const tc_ir_node *nd) {
+    int k;
+    if (nd->op != TC_IR_READ) return 0;
+    for (k = 0; k < d->tensors[nd->tensor].rank; k++)
+        if (!nd->index[k].affine) return 1;
+    return 0;
+}
+/* A read of the written tensor at exactly the element being written. */
+TC__OCL_PRIVATE int tc__ocl_reads_own(const tc_ir_def *d, const int64_t *baked,
+                                      const tc_ir_stmt *st, const tc_ir_node *nd) {
+    int k, l, rank = d->tensors[st->tensor].rank;
+    for (k = 0; k < rank; k++) {
+        const tc_ir_index *ix = &nd->index[k];
+        if (!ix->affine || !tc__ocl_sx_is(d, baked, ix->offset, 0)) return 0;
+        for (l = 0; l < st->n_loops; l++)
+            if (ix->coef[l] != (l == k ? 1 : 0)) return 0;
+    }
+    return 1;
+}
+
+TC__OCL_PRIVATE void tc__ocl_analyze(const tc_ir_def *d, const int64_t *baked, int s,
+                                     int gather_base, tc__ocl_stmt_info *in) {
+    const tc_ir_stmt *st = &d->stmts[s];
+    const tc_ir_tensor *t = &d->tensors[st->tensor];
+    int i, covers = 1;
+    memset(in, 0, sizeof *in);
+    in->n_lhs = t->rank;
+    in->gather_base = gather_base;
+    in->uses_fp64 = t->dtype == TC_FLOAT64;
+    for (i = 0; i < st->n_nodes; i++) {
+        const tc_ir_node *nd = &st->nodes[i];
+        if (nd->dtype == TC_FLOAT64) in->uses_fp64 = 1;
+        if (nd->op != TC_IR_READ) continue;
+        if (d->tensors[nd->tensor].dtype == TC_FLOAT64) in->uses_fp64 = 1;
+        if (tc__ocl_is_gather(d, nd)) in->n_gathers++;
+        if (nd->tensor == st->tensor) {
+            in->reads_self = 1;
+            if (!tc__ocl_reads_own(d, baked, st, nd)) in->serial = 1;
+        }
+    }
+    for (i = 0; i < t->rank; i++)
+        if (!tc__ocl_sx_is(d, baked, st->loops[i].lo, 0) ||
+            !tc__ocl_sx_same(d, baked, st->loops[i].hi, t->extent[i]))
+            covers = 0;
+    if (st->init) {
+        in->fused_init = covers && !in->reads_self;
+        in->init_kernel = !in->fused_init;
+    }
+}
+
+/* Kernel name: <def>_<tensor>_s<statement>[_init]. */
+TC__OCL_PRIVATE void tc__ocl_kernel_name(const tc_ir_def *d, int s, int init, char *buf,
+                                         size_t cap) {
+    snprintf(buf, cap, "%s%s_%s_s%d%s", strncmp(d->name, "tc_", 3) == 0 ? "tc_u_" : "", d->name,
+             d->tensors[d->stmts[s].tensor].name, s, init ? "_init" : "");
+}
+
+/* Marks what a statement's main kernel takes as arguments: tensors (tmark)
+   and, for symbolic sizes, size variables (vmark) and other non-constant
+   size expressions (smark). */
+TC__OCL_PRIVATE void tc__ocl_mark_sx(const tc_ir_def *d, int id, unsigned char *vmark,
+                                     unsigned char *smark) {
+    const tc_sx *x = &d->sx[id];
+    if (x->op == TC_SX_CONST) return;
+    if (x->op == TC_SX_VAR) vmark[x->value] = 1;
+    else smark[id] = 1;
+}
+TC__OCL_PRIVATE void tc__ocl_mark_args(const tc_ir_def *d, int s, unsigned char *tmark,
+                                       unsigned char *vmark, unsigned char *smark) {
+    const tc_ir_stmt *st = &d->stmts[s];
+    const tc_ir_tensor *w = &d->tensors[st->tensor];
+    int i, k;
+    memset(tmark, 0, (size_t)d->n_tensors);
+    memset(vmark, 0, (size_t)(d->n_sizevars ? d->n_sizevars : 1));
+    memset(smark, 0, (size_t)(d->n_sx ? d->n_sx : 1));
+    tmark[st->tensor] = 1;
+    for (k = 1; k < w->rank; k++) tc__ocl_mark_sx(d, w->extent[k], vmark, smark);
+    for (i = 0; i < st->n_loops; i++) {
+        tc__ocl_mark_sx(d, st->loops[i].lo, vmark, smark);
+        tc__ocl_mark_sx(d, st->loops[i].hi, vmark, smark);
+    }
+    for (i = 0; i < st->n_nodes; i++) {
+        const tc_ir_node *nd = &st->nodes[i];
+        if (nd->op == TC_IR_SIZE) tc__ocl_mark_sx(d, nd->sx, vmark, smark);
+        if (nd->op != TC_IR_READ) continue;
+        tmark[nd->tensor] = 1;
+        for (k = 0; k < d->tensors[nd->tensor].rank; k++) {
+            const tc_ir_index *ix = &nd->index[k];
+            if (k > 0 || !ix->affine) tc__ocl_mark_sx(d, d->tensors[nd->tensor].extent[k], vmark, smark);
+            if (ix->affine) tc__ocl_mark_sx(d, ix->offset, vmark, smark);
+        }
+    }
+}
+
+/* Structural checks on the IR, so the emitter never indexes out of range
+   (the front end's IR passes them; hand-built IR may not). */
+TC__OCL_PRIVATE const char *tc__ocl_check_node(const tc_ir_def *d, const tc_ir_stmt *st, int i) {
+    const tc_ir_node *nd = &st->nodes[i];
+    int k;
+    if ((unsigned)nd->op >= (unsigned)TC_IR_OP_COUNT || !tc__ocl_dt_ok(nd->dtype) ||
+        nd->dtype == TC_FLOAT16)
+        return "bad node op or dtype";
+    if (nd->nargs < 0 || nd->nargs > 4) return "bad argument count";
+    for (k = 0; k < nd->nargs; k++)
+        if (nd->args[k] < 0 || nd->args[k] >= i) return "operand not before its user";
+    switch (nd->op) {
+    case TC_IR_INDEX:
+        return nd->loop < 0 || nd->loop >= st->n_loops ? "bad loop" : NULL;
+    case TC_IR_SIZE: return nd->sx < 0 || nd->sx >= d->n_sx ? "bad size expression" : NULL;
+    case TC_IR_CALL:
+        return (unsigned)nd->builtin >= (unsigned)TC_BUILTIN_COUNT ||
+                       tc_builtin_arity(nd->builtin) != nd->nargs
+                   ? "bad builtin"
+                   : NULL;
+    case TC_IR_READ:
+        if (nd->tensor < 0 || nd->tensor >= d->n_tensors) return "bad tensor";
+        if (d->tensors[nd->tensor].rank > 0 && !nd->index) return "read without index";
+        for (k = 0; k < d->tensors[nd->tensor].rank; k++) {
+            const tc_ir_index *ix = &nd->index[k];
+            if (ix->affine && (!ix->coef || ix->offset < 0 || ix->offset >= d->n_sx))
+                return "bad affine index";
+            if (!ix->affine && (ix->node < 0 || ix->node >= i)) return "bad gather index";
+        }
+        return NULL;
+    default: return NULL;
+    }
+}
+TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
+    int s, i, k;
+    for (i = 0; i < d->n_tensors; i++) {
+        const tc_ir_tensor *t = &d->tensors[i];
+        if (!tc__ocl_dt_ok(t->dtype) || t->rank < 0 || t->rank > TC_MAX_RANK || !t->name)
+            return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: bad tensor %d", i);
+        for (k = 0; k < t->rank; k++)
+            if (t->extent[k] < 0 || t->extent[k] >= d->n_sx)
+                return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: bad extent of %s", t->name);
+    }
+    for (i = 0; i < d->n_sx; i++)
+        if (d->sx[i].op == TC_SX_VAR && (d->sx[i].value < 0 || d->sx[i].value >= d->n_sizevars))
+            return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: bad size variable");
+    for (s = 0; s < d->n_stmts; s++) {
+        const tc_ir_stmt *st = &d->stmts[s];
+        if (st->tensor < 0 || st->tensor >= d->n_tensors ||
+            st->n_loops < d->tensors[st->tensor].rank || st->value < 0 ||
+            st->value >= st->n_nodes || (unsigned)st->reduce >= (unsigned)TC_REDUCE_COUNT)
+            return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: bad statement %d", s);
+        for (i = 0; i < st->n_loops; i++)
+            if (st->loops[i].lo < 0 || st->loops[i].lo >= d->n_sx || st->loops[i].hi < 0 ||
+                st->loops[i].hi >= d->n_sx || !st->loops[i].name)
+                return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: bad loop in statement %d", s);
+        for (i = 0; i < st->n_nodes; i++) {
+            const char *why = tc__ocl_check_node(d, st, i);
+            if (why)
+                return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: statement %d node %d: %s",
+                                     s, i, why);
+        }
+    }
+    return TC_OK;
+}
+
+/* ==== [tc:ocl-helpers] OpenCL C helper functions ============================
+   Written once as templates: $T is the float type, $S its suffix (f or d)
+   in helper names, $f the literal suffix, $E the type's epsilon. Integer
+   division helpers are generated per dtype. */
+
+/* clang-format off */
+#define TC__OCL_HELPERS(X)                                                                   \
+    X(MINMAX, "min/max: NaN ignored, the VM's choice on ties",                               \
+      "$T tc_min_$S($T x, $T y) { return (y < x || x != x) ? y : x; }\n"                     \
+      "$T tc_max_$S($T x, $T y) { return (y > x || x != x) ? y : x; }\n")                    \
+    X(FMINMAX, "fmin/fmax builtins: C99 NaN rule, min(-0, +0) = -0, max = +0",               \
+      "$T tc_fmin_$S($T x, $T y)\n{\n"                                                       \
+      "    if (x != x) return y;\n    if (y != y) return x;\n"                              \
+      "    if (x == y) return x == 0 ? (signbit(x) ? x : y) : x;\n"                          \
+      "    return x < y ? x : y;\n}\n"                                                       \
+      "$T tc_fmax_$S($T x, $T y)\n{\n"                                                       \
+      "    if (x != x) return y;\n    if (y != y) return x;\n"                              \
+      "    if (x == y) return x == 0 ? (signbit(x) ? y : x) : x;\n"                          \
+      "    return x > y ? x : y;\n}\n")                                                      \
+    X(SIMPLE, "builtins OpenCL spells differently",                                          \
+      "$T tc_rcbrt_$S($T x) { return 1$f / cbrt(x); }\n"                                     \
+      "$T tc_fdivide_$S($T x, $T y) { return x / y; }\n"                                     \
+      "$T tc_rhypot_$S($T x, $T y) { return 1$f / hypot(x, y); }\n"                          \
+      "$T tc_normcdf_$S($T x) { return 0.5$f * erfc(-x / 1.4142135623730951$f); }\n")        \
+    X(NORM, "norm3d/norm4d: scaled by a power of two, no overflow or underflow",             \
+      "$T tc_norm_$S($T a, $T b, $T c, $T d)\n{\n"                                           \
+      "    $T m = fmax(fmax(fabs(a), fabs(b)), fmax(fabs(c), fabs(d)));\n"                   \
+      "    int e;\n"                                                                         \
+      "    if (isinf(a) || isinf(b) || isinf(c) || isinf(d)) return ($T)INFINITY;\n"         \
+      "    if (isnan(a) || isnan(b) || isnan(c) || isnan(d)) return ($T)NAN;\n"              \
+      "    if (m == 0) return 0;\n"                                                          \
+      "    (void)frexp(m, &e);\n"                                                            \
+      "    a = ldexp(a, -e); b = ldexp(b, -e); c = ldexp(c, -e); d = ldexp(d, -e);\n"        \
+      "    return ldexp(sqrt(a * a + b * b + c * c + d * d), e);\n}\n")                      \
+    X(BESSEL_I, "cyl_bessel_i0/i1: power series to 30 (all terms positive), then the "      \
+                "asymptotic expansion with exp(x) split so it overflows only with I_n",      \
+      "$T tc_bessel_i_$S($T x, int n)\n{\n"                                                  \
+      "    $T a = fabs(x), r, t, s;\n    int k;\n"                                           \
+      "    if (isnan(x)) return x;\n"                                                        \
+      "    if (isinf(a)) return n && x < 0 ? -a : a;\n"                                      \
+      "    if (a <= 30$f) {\n"                                                               \
+      "        $T q = 0.25$f * a * a;\n"                                                     \
+      "        t = n ? 0.5$f * a : 1$f;\n        s = t;\n"                                   \
+      "        for (k = 1; k < 200; k++) {\n"                                                \
+      "            t *= q / (($T)k * ($T)(k + n));\n            s += t;\n"                   \
+      "            if (t <= s * $E) break;\n        }\n        r = s;\n"                     \
+      "    } else {\n"                                                                       \
+      "        $T mu = ($T)(4 * n * n), e = exp(0.5$f * a);\n"                               \
+      "        t = 1$f;\n        s = 1$f;\n"                                                 \
+      "        for (k = 1; k < 40; k++) {\n"                                                 \
+      "            $T m = ($T)(2 * k - 1);\n"                                                \
+      "            t *= -(mu - m * m) / (($T)k * 8$f * a);\n            s += t;\n"           \
+      "            if (fabs(t) <= s * $E) break;\n        }\n"                               \
+      "        r = e * (e / sqrt(6.283185307179586$f * a)) * s;\n    }\n"                    \
+      "    return n && x < 0 ? -r : r;\n}\n")                                                \
+    X(BESSEL_JY, "j0 j1 y0 y1 (which = 0..3): series below 1e-3, Miller's backward "        \
+                 "recurrence to 25 (normalized by J0 + 2 sum J2k = 1, Neumann series for "    \
+                 "Y0 and Y1 from the same J_n), Hankel's expansion beyond",                  \
+      "$T tc_bessel_jy_$S($T x, int which)\n{\n"                                             \
+      "    const $T g = 0.5772156649015329$f, tp = 0.6366197723675814$f;\n"                  \
+      "    int nu = which & 1, second = which >> 1, n, m, k;\n"                              \
+      "    $T a = fabs(x), j0, j1, v, vp, vm, sum, y0s, y1s, lg;\n"                          \
+      "    if (isnan(x)) return x;\n"                                                        \
+      "    if (second && x < 0) return ($T)NAN;\n"                                           \
+      "    if (second && x == 0) return -($T)INFINITY;\n"                                    \
+      "    if (isinf(a)) return 0;\n"                                                        \
+      "    if (a > 25$f) {\n"                                                                \
+      "        $T mu = ($T)(4 * nu * nu), z = 8$f * a, t = 1$f, p = 1$f, q = 0$f;\n"         \
+      "        $T sn = sin(a), cs = cos(a), cc, ss, f, r;\n"                                 \
+      "        for (k = 1; k < 40; k++) {\n"                                                 \
+      "            $T mm = ($T)(2 * k - 1);\n"                                               \
+      "            t *= (mu - mm * mm) / (($T)k * z);\n"                                     \
+      "            if ((k & 3) == 1) q += t;\n            else if ((k & 3) == 2) p -= t;\n"  \
+      "            else if ((k & 3) == 3) q -= t;\n            else p += t;\n"               \
+      "            if (fabs(t) < $E * 0.25$f) break;\n        }\n"                           \
+      "        cc = nu ? sn - cs : cs + sn;\n        ss = nu ? -sn - cs : sn - cs;\n"        \
+      "        f = 0.7978845608028654$f / sqrt(a) * 0.7071067811865476$f;\n"                 \
+      "        if (second) return f * (p * ss + q * cc);\n"                                  \
+      "        r = f * (p * cc - q * ss);\n"                                                 \
+      "        return nu && x < 0 ? -r : r;\n    }\n"                                        \
+      "    lg = log(0.5$f * a) + g;\n"                                                       \
+      "    if (a < 1e-3$f) {\n"                                                              \
+      "        j0 = 1$f - 0.25$f * a * a;\n        j1 = 0.5$f * a - 0.0625$f * a * a * a;\n"  \
+      "        if (!second) return nu ? (x < 0 ? -j1 : j1) : j0;\n"                          \
+      "        if (!nu) return tp * (lg * j0 + 0.25$f * a * a);\n"                           \
+      "        return -tp / a + a / 3.141592653589793$f * (lg - 0.5$f);\n    }\n"           \
+      "    m = 2 * ((int)(0.5$f * a) + 20);\n"                                               \
+      "    vp = 0$f; v = 1$f; sum = 0$f; y0s = 0$f; y1s = 0$f;\n"                           \
+      "    for (n = m; n >= 1; n--) {\n"                                                     \
+      "        vm = ($T)(2 * n) / a * v - vp;\n"                                             \
+      "        if ((n & 1) == 0) {\n"                                                        \
+      "            k = n / 2;\n"                                                             \
+      "            sum += 2$f * v;\n"                                                        \
+      "            y0s += ((k & 1) ? -v : v) / ($T)k;\n"                                     \
+      "            y1s += ((k & 1) ? vp - vm : vm - vp) / ($T)k;\n"                          \
+      "        }\n"                                                                          \
+      "        vp = v;\n        v = vm;\n"                                                   \
+      "        if (fabs(v) > 1e10$f) {\n"                                                    \
+      "            v *= 1e-10$f; vp *= 1e-10$f; sum *= 1e-10$f;\n"                           \
+      "            y0s *= 1e-10$f; y1s *= 1e-10$f;\n        }\n    }\n"                      \
+      "    sum += v;\n    j0 = v / sum;\n    j1 = vp / sum;\n"                               \
+      "    if (!second) return nu ? (x < 0 ? -j1 : j1) : j0;\n"                              \
+      "    if (!nu) return tp * lg * j0 - 2$f * tp * y0s / sum;\n"                           \
+      "    return -tp * j0 / a + tp * lg * j1 + tp * y1s / sum;\n}\n")                       \
+    X(ERFCX, "erfcx: exp(x*x) (x*x split exactly by fma) times erfc below 4, the "          \
+             "continued fraction above; 2 exp(x*x) - erfcx(-x) for x < 0",                   \
+      "$T tc_expsq_$S($T x) { $T h = x * x; return exp(h) * (1$f + fma(x, x, -h)); }\n"     \
+      "$T tc_erfcx_pos_$S($T x)\n{\n"                                                        \
+      "    $T f = x;\n    int k;\n"                                                          \
+      "    if (x < 4$f) return tc_expsq_$S(x) * erfc(x);\n"                                  \
+      "    for (k = 32; k >= 1; k--) f = x + ($T)k * 0.5$f / f;\n"                           \
+      "    return 0.5641895835477563$f / f;\n}\n"                                            \
+      "$T tc_erfcx_$S($T x)\n{\n"                                                            \
+      "    if (isnan(x)) return x;\n"                                                        \
+      "    if (x >= 0$f) return tc_erfcx_pos_$S(x);\n"                                       \
+      "    if (x < -26.7$f) return ($T)INFINITY;\n"                                          \
+      "    return 2$f * tc_expsq_$S(x) - tc_erfcx_pos_$S(-x);\n}\n")                         \
+    X(ERFINV, "erfinv, erfcinv, normcdfinv: Giles' single-precision erfinv as the first "   \
+              "guess, then Newton steps on erf (|y| <= 0.5) or on erfc with the exact "       \
+              "complement",                                                                  \
+      "$T tc_erfinv_guess_$S($T a, $T w)\n{\n    $T p;\n"                                    \
+      "    if (w < 5$f) {\n        w = w - 2.5$f;\n        p = 2.81022636e-08$f;\n"          \
+      "        p = 3.43273939e-07$f + p * w;\n        p = -3.5233877e-06$f + p * w;\n"       \
+      "        p = -4.39150654e-06$f + p * w;\n        p = 0.00021858087$f + p * w;\n"       \
+      "        p = -0.00125372503$f + p * w;\n        p = -0.00417768164$f + p * w;\n"       \
+      "        p = 0.246640727$f + p * w;\n        p = 1.50140941$f + p * w;\n"              \
+      "    } else {\n        w = sqrt(w) - 3$f;\n        p = -0.000200214257$f;\n"           \
+      "        p = 0.000100950558$f + p * w;\n        p = 0.00134934322$f + p * w;\n"        \
+      "        p = -0.00367342844$f + p * w;\n        p = 0.00573950773$f + p * w;\n"        \
+      "        p = -0.0076224613$f + p * w;\n        p = 0.00943887047$f + p * w;\n"         \
+      "        p = 1.00167406$f + p * w;\n        p = 2.83297682$f + p * w;\n    }\n"        \
+      "    return p * a;\n}\n"                                                               \
+      "$T tc_erfcinv_$S($T t)\n{\n"                                                          \
+      "    $T u = t, s = 1$f, x, dd;\n    int i;\n"                                          \
+      "    if (!(t >= 0$f && t <= 2$f)) return ($T)NAN;\n"                                   \
+      "    if (t > 1$f) { u = 2$f - t; s = -1$f; }\n"                                        \
+      "    if (u == 0$f) return s * ($T)INFINITY;\n"                                         \
+      "    x = tc_erfinv_guess_$S(1$f - u, -log(u * (2$f - u)));\n"                          \
+      "    for (i = 0; i < 3; i++) {\n"                                                      \
+      "        dd = 1.1283791670955126$f * exp(-x * x);\n"                                   \
+      "        if (dd == 0$f) break;\n"                                                      \
+      "        x += (erfc(x) - u) / dd;\n    }\n"                                            \
+      "    return s * x;\n}\n"                                                               \
+      "$T tc_erfinv_$S($T y)\n{\n"                                                           \
+      "    $T a = fabs(y), x;\n    int i;\n"                                                 \
+      "    if (!(a <= 1$f)) return ($T)NAN;\n"                                               \
+      "    if (a > 0.5$f) return copysign(tc_erfcinv_$S(1$f - a), y);\n"                     \
+      "    x = tc_erfinv_guess_$S(a, -log((1$f - a) * (1$f + a)));\n"                        \
+      "    for (i = 0; i < 3; i++)\n"                                                        \
+      "        x -= (erf(x) - a) / (1.1283791670955126$f * exp(-x * x));\n"                  \
+      "    return copysign(x, y);\n}\n"                                                      \
+      "$T tc_normcdfinv_$S($T p) { return -1.4142135623730951$f * tc_erfcinv_$S(2$f * p); }\n")
+/* clang-format on */
+typedef enum tc__ocl_helper {
+#define TC__OCL_HELPER_ENUM(id, doc, text) TC__OCL_H_##id,
+    TC__OCL_HELPERS(TC__OCL_HELPER_ENUM)
+#undef TC__OCL_HELPER_ENUM
+    TC__OCL_H_COUNT
+} tc__ocl_helper;
+static const struct {
+    const char *doc, *text;
+} tc__ocl_helper_text[TC__OCL_H_COUNT] = {
+#define TC__OCL_HELPER_INFO(id, doc, text) {doc, text},
+    TC__OCL_HELPERS(TC__OCL_HELPER_INFO)
+#undef TC__OCL_HELPER_INFO
+};
+
+/* How each builtin is spelled: an OpenCL built-in, or a helper (with the
+   helper group that defines it and the text before the type suffix). */
+typedef struct tc__ocl_call {
+    const char *name;  /* OpenCL built-in, or helper prefix ("tc_erfinv_") */
+    int helper;        /* -1: built-in */
+    const char *extra; /* appended argument (bessel order), or NULL */
+} tc__ocl_call;
+
+TC__OCL_PRIVATE tc__ocl_call tc__ocl_builtin_call(tc_builtin b) {
+    tc__ocl_call c;
+    c.name = tc_builtin_name(b);
+    c.helper = -1;
+    c.extra = NULL;
+    switch (b) {
+    case TC_BUILTIN_CYL_BESSEL_I0: c.name = "tc_bessel_i_"; c.helper = TC__OCL_H_BESSEL_I; c.extra = "0"; break;
+    case TC_BUILTIN_CYL_BESSEL_I1: c.name = "tc_bessel_i_"; c.helper = TC__OCL_H_BESSEL_I; c.extra = "1"; break;
+    case TC_BUILTIN_J0: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "0"; break;
+    case TC_BUILTIN_J1: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "1"; break;
+    case TC_BUILTIN_Y0: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "2"; break;
+    case TC_BUILTIN_Y1: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "3"; break;
+    case TC_BUILTIN_ERFCX: c.name = "tc_erfcx_"; c.helper = TC__OCL_H_ERFCX; break;
+    case TC_BUILTIN_ERFINV: c.name = "tc_erfinv_"; c.helper = TC__OCL_H_ERFINV; break;
+    case TC_BUILTIN_ERFCINV: c.name = "tc_erfcinv_"; c.helper = TC__OCL_H_ERFINV; break;
+    case TC_BUILTIN_NORMCDFINV: c.name = "tc_normcdfinv_"; c.helper = TC__OCL_H_ERFINV; break;
+    case TC_BUILTIN_NORMCDF: c.name = "tc_normcdf_"; c.helper = TC__OCL_H_SIMPLE; break;
+    case TC_BUILTIN_RCBRT: c.name = "tc_rcbrt_"; c.helper = TC__OCL_H_SIMPLE; break;
+    case TC_BUILTIN_FDIVIDE: c.name = "tc_fdivide_"; c.helper = TC__OCL_H_SIMPLE; break;
+    case TC_BUILTIN_RHYPOT: c.name = "tc_rhypot_"; c.helper = TC__OCL_H_SIMPLE; break;
+    case TC_BUILTIN_FMIN: c.name = "tc_fmin_"; c.helper = TC__OCL_H_FMINMAX; break;
+    case TC_BUILTIN_FMAX: c.name = "tc_fmax_"; c.helper = TC__OCL_H_FMINMAX; break;
+    case TC_BUILTIN_NORM3D: case TC_BUILTIN_NORM4D:
+    case TC_BUILTIN_RNORM3D: case TC_BUILTIN_RNORM4D:
+        c.name = "tc_norm_"; c.helper = TC__OCL_H_NORM; break;
+    default: break;
+    }
+    return c;
+}
+
+/* Writes a helper template for float type t (FLOAT32 or FLOAT64). */
+TC__OCL_PRIVATE void tc__ocl_put_template(tc__ocl_str *s, const char *text, tc_dtype t) {
+    const char *p;
+    int dbl = t == TC_FLOAT64;
+    for (p = text; *p; p++) {
+        char buf[2];
+        if (*p == '$' && p[1]) {
+            p++;
+            switch (*p) {
+            case 'T': tc__ocl_puts(s, dbl ? "double" : "float"); continue;
+            case 'S': tc__ocl_puts(s, dbl ? "d" : "f"); continue;
+            case 'f': tc__ocl_puts(s, dbl ? "" : "f"); continue;
+            case 'E': tc__ocl_puts(s, dbl ? "DBL_EPSILON" : "FLT_EPSILON"); continue;
+            default: break;
+            }
+        }
+        buf[0] = *p;
+        buf[1] = '\0';
+        tc__ocl_puts(s, buf);
+    }
+}
+
+/* ==== [tc:ocl-emit] The emitter ============================================ */
+
+typedef struct tc__ocl_emitter {
+    const tc_ir_def *d;
+    const int64_t *baked; /* NULL: symbolic sizes */
+    tc__ocl_arena A;
+    tc__ocl_str *out;
+    int indent;
+    int failed; /* a limit was hit (the error is set); oom is tracked by str/arena */
+    tc_error *err;
+    char **tname, **vname; /* OpenCL names of tensors and size variables */
+    /* per statement */
+    const tc_ir_stmt *st;
+    int stmt;
+    tc__ocl_stmt_info info;
+    char **lname;          /* loop names */
+    int *uses, *avail;     /* use counts; scope level where a local exists (0: none) */
+    unsigned char *local;  /* node is computed into a local tc_v<id> */
+    unsigned char *marks;  /* kernel arguments: tensors, size variables, other sizes */
+    int level, depth, next_gather;
+    /* helpers needed, per float type (0 float, 1 double) */
+    unsigned char need[TC__OCL_H_COUNT][2];
+    unsigned char need_div[TC_DTYPE_COUNT], need_bounds;
+} tc__ocl_emitter;
+
+TC__OCL_PRIVATE void tc__ocl_line(tc__ocl_emitter *E, const char *fmt, ...) {
+    va_list ap;
+    char tmp[512];
+    int i, n;
+    for (i = 0; i < E->indent; i++) tc__ocl_puts(E->out, "    ");
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof tmp) tc__ocl_puts(E->out, tmp);
+    else if (n >= 0) {
+        tc__ocl_str t;
+        tc__ocl_str_init(&t, E->out->a);
+        if (tc__ocl_str_reserve(&t, (size_t)n)) {
+            va_start(ap, fmt);
+            vsnprintf(t.p, (size_t)n + 1, fmt, ap);
+            va_end(ap);
+            tc__ocl_puts(E->out, t.p);
+        } else E->out->oom = 1;
+        tc__ocl_str_free(&t);
+    }
+    tc__ocl_puts(E->out, "\n");
+}
+
+/* -- literals ---------------------------------------------------------- */
+
+TC__OCL_PRIVATE void tc__ocl_put_i64(tc__ocl_str *s, int64_t v) {
+    int big = v > INT_MAX || v < INT_MIN;
+    if (v == INT64_MIN) tc__ocl_puts(s, "(-9223372036854775807L - 1L)");
+    else if (v < 0) tc__ocl_printf(s, "(%lld%s)", (long long)v, big ? "L" : "");
+    else tc__ocl_printf(s, "%lld%s", (long long)v, big ? "L" : "");
+}
+/* A float literal that reads back to the same value ('.' forced, locale
+   commas undone). */
+TC__OCL_PRIVATE void tc__ocl_put_float(tc__ocl_str *s, double v, int dbl) {
+    char tmp[64], *c;
+    if (v != v) {
+        tc__ocl_puts(s, dbl ? "((double)NAN)" : "NAN");
+        return;
+    }
+    if (v == (double)INFINITY || v == -(double)INFINITY) {
+        tc__ocl_puts(s, v < 0 ? (dbl ? "(-(double)INFINITY)" : "(-INFINITY)")
+                              : (dbl ? "((double)INFINITY)" : "INFINITY"));
+        return;
+    }
+    if (dbl) snprintf(tmp, sizeof tmp, "%.17g", v);
+    else snprintf(tmp, sizeof tmp, "%.9g", (double)(float)v);
+    for (c = tmp; *c; c++)
+        if (*c == ',') *c = '.';
+    if (!strpbrk(tmp, ".en")) strcat(tmp, ".0");
+    if (tmp[0] == '-') tc__ocl_printf(s, "(%s%s)", tmp, dbl ? "" : "f");
+    else tc__ocl_printf(s, "%s%s", tmp, dbl ? "" : "f");
+}
+/* A constant of dtype t given as an integer bit pattern or a float. */
+TC__OCL_PRIVATE void tc__ocl_put_const(tc__ocl_str *s, tc_dtype t, int64_t iv, double fv) {
+    switch (t) {
+    case TC_BOOL: tc__ocl_puts(s, iv ? "true" : "false"); break;
+    case TC_INT8: tc__ocl_printf(s, "((char)%d)", (int)(int8_t)iv); break;
+    case TC_INT16: tc__ocl_printf(s, "((short)%d)", (int)(int16_t)iv); break;
+    case TC_INT32:
+        if ((int32_t)iv == INT32_MIN) tc__ocl_puts(s, "(-2147483647 - 1)");
+        else tc__ocl_put_i64(s, (int32_t)iv);
+        break;
+    case TC_INT64:
+        if (iv == INT64_MIN) tc__ocl_puts(s, "(-9223372036854775807L - 1L)");
+        else if (iv < 0) tc__ocl_printf(s, "(%lldL)", (long long)iv);
+        else tc__ocl_printf(s, "%lldL", (long long)iv);
+        break;
+    case TC_UINT8: tc__ocl_printf(s, "((uchar)%u)", (unsigned)(uint8_t)iv); break;
+    case TC_UINT16: tc__ocl_printf(s, "((ushort)%u)", (unsigned)(uint16_t)iv); break;
+    case TC_UINT32: tc__ocl_printf(s, "%luu", (unsigned long)(uint32_t)iv); break;
+    case TC_UINT64: tc__ocl_printf(s, "%lluUL", (unsigned long long)(uint64_t)iv); break;
+    case TC_FLOAT16: case TC_FLOAT32: tc__ocl_put_float(s, fv, 0); break;
+    case TC_FLOAT64: tc__ocl_put_float(s, fv, 1); break;
+    case TC_DTYPE_COUNT: break;
+    }
+}
+/* The identity of a reduction in dtype t (ASSIGN: 0). */
+TC__OCL_PRIVATE void tc__ocl_put_identity(tc__ocl_str *s, tc_reduce r, tc_dtype t) {
+    static const int64_t imax[TC_DTYPE_COUNT] = {1,          127,       32767, 2147483647,
+                                                 INT64_MAX,  255,       65535, 4294967295LL,
+                                                 -1,         0,         0,     0};
+    static const int64_t imin[TC_DTYPE_COUNT] = {0, -128, -32768, INT32_MIN, INT64_MIN, 0,
+                                                 0, 0,    0,      0,         0,         0};
+    int is_f = tc__ocl_is_float(t);
+    switch (r) {
+    case TC_REDUCE_PROD: tc__ocl_put_const(s, t, 1, 1.0); break;
+    case TC_REDUCE_MIN: tc__ocl_put_const(s, t, imax[t], (double)INFINITY); break;
+    case TC_REDUCE_MAX: tc__ocl_put_const(s, t, imin[t], is_f ? -(double)INFINITY : 0.0); break;
+    default: tc__ocl_put_const(s, t, 0, 0.0); break;
+    }
+}
+
+/* -- sizes and offsets ------------------------------------------------- */
+
+/* Size expression id: a literal when baked or constant, else its name. */
+TC__OCL_PRIVATE void tc__ocl_put_sx(tc__ocl_emitter *E, tc__ocl_str *s, int id) {
+    const tc_sx *x = &E->d->sx[id];
+    if (E->baked) tc__ocl_put_i64(s, E->baked[id]);
+    else if (x->op == TC_SX_CONST) tc__ocl_put_i64(s, x->value);
+    else if (x->op == TC_SX_VAR) tc__ocl_puts(s, E->vname[x->value]);
+    else tc__ocl_printf(s, "tc_s%d", id);
+}
+/* hi - lo of a loop (just hi when lo is 0). */
+TC__OCL_PRIVATE void tc__ocl_put_extent(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_loop *l) {
+    if (E->baked) {
+        tc__ocl_put_i64(s, E->baked[l->hi] - E->baked[l->lo]);
+        return;
+    }
+    if (tc__ocl_sx_is(E->d, NULL, l->lo, 0)) {
+        tc__ocl_put_sx(E, s, l->hi);
+        return;
+    }
+    tc__ocl_puts(s, "(");
+    tc__ocl_put_sx(E, s, l->hi);
+    tc__ocl_puts(s, " - ");
+    tc__ocl_put_sx(E, s, l->lo);
+    tc__ocl_puts(s, ")");
+}
+/* One affine index: sum of coef * loop, plus the offset. */
+TC__OCL_PRIVATE void tc__ocl_put_affine(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_index *ix) {
+    int l, terms = 0;
+    for (l = 0; l < E->st->n_loops; l++) {
+        int64_t c = ix->coef[l];
+        if (c == 0) continue;
+        if (terms == 0) {
+            if (c == -1) tc__ocl_puts(s, "-");
+            else if (c != 1) tc__ocl_printf(s, "%lld * ", (long long)c);
+        } else if (c == 1) tc__ocl_puts(s, " + ");
+        else if (c == -1) tc__ocl_puts(s, " - ");
+        else if (c > 0) tc__ocl_printf(s, " + %lld * ", (long long)c);
+        else if (c != INT64_MIN) tc__ocl_printf(s, " - %lld * ", (long long)-c);
+        else tc__ocl_printf(s, " + (-9223372036854775807L - 1L) * ");
+        tc__ocl_puts(s, E->lname[l]);
+        terms++;
+    }
+    if (!tc__ocl_sx_is(E->d, E->baked, ix->offset, 0) || terms == 0) {
+        int64_t v = 0;
+        int is_const = E->baked || E->d->sx[ix->offset].op == TC_SX_CONST;
+        if (is_const) v = E->baked ? E->baked[ix->offset] : E->d->sx[ix->offset].value;
+        if (terms == 0) tc__ocl_put_sx(E, s, ix->offset);
+        else if (is_const && v < 0 && v != INT64_MIN) tc__ocl_printf(s, " - %lld", (long long)-v);
+        else {
+            tc__ocl_puts(s, " + ");
+            tc__ocl_put_sx(E, s, ix->offset);
+        }
+    }
+}
+/* The row-major element offset of a tensor access: idx[k] is the text of
+   dimension k's index (NULL: affine index ix[k]). */
+TC__OCL_PRIVATE void tc__ocl_put_offset(tc__ocl_emitter *E, tc__ocl_str *s, int tensor,
+                                        const tc_ir_index *ix, char **idx) {
+    const tc_ir_tensor *t = &E->d->tensors[tensor];
+    int k;
+    if (t->rank == 0) {
+        tc__ocl_puts(s, "0");
+        return;
+    }
+    for (k = 0; k < t->rank - 2; k++) tc__ocl_puts(s, "(");
+    for (k = 0; k < t->rank; k++) {
+        if (k > 0) {
+            if (k > 1) tc__ocl_puts(s, ")");
+            tc__ocl_puts(s, " * ");
+            tc__ocl_put_sx(E, s, t->extent[k]);
+            tc__ocl_puts(s, " + ");
+        }
+        if (idx && idx[k]) tc__ocl_puts(s, idx[k]);
+        else {
+            tc__ocl_str tmp;
+            tc__ocl_str_init(&tmp, s->a);
+            tc__ocl_put_affine(E, &tmp, &ix[k]);
+            if (tmp.oom) s->oom = 1;
+            else if (k > 0 && (strchr(tmp.p, ' ') || tmp.p[0] == '-'))
+                tc__ocl_printf(s, "(%s)", tmp.p);
+            else tc__ocl_puts(s, tmp.p);
+            tc__ocl_str_free(&tmp);
+        }
+    }
+}
+/* The offset of the element a statement writes: (loop 0, ..., loop r-1). */
+TC__OCL_PRIVATE void tc__ocl_put_lhs_offset(tc__ocl_emitter *E, tc__ocl_str *s) {
+    const tc_ir_tensor *t = &E->d->tensors[E->st->tensor];
+    int k;
+    if (t->rank == 0) {
+        tc__ocl_puts(s, "0");
+        return;
+    }
+    for (k = 0; k < t->rank - 2; k++) tc__ocl_puts(s, "(");
+    for (k = 0; k < t->rank; k++) {
+        if (k > 0) {
+            if (k > 1) tc__ocl_puts(s, ")");
+            tc__ocl_puts(s, " * ");
+            tc__ocl_put_sx(E, s, t->extent[k]);
+            tc__ocl_puts(s, " + ");
+        }
+        tc__ocl_puts(s, E->lname[k]);
+    }
+}
+/* Load and store of one element (float16 through vload/vstore_half, bool
+   as a 0/1 byte). */
+TC__OCL_PRIVATE void tc__ocl_put_load(tc__ocl_emitter *E, tc__ocl_str *s, int tensor,
+                                      const char *off) {
+    const char *name = E->tname[tensor];
+    switch (E->d->tensors[tensor].dtype) {
+    case TC_FLOAT16: tc__ocl_printf(s, "vload_half(%s, %s)", off, name); break;
+    case TC_BOOL: tc__ocl_printf(s, "(%s[%s] != 0)", name, off); break;
+    default: tc__ocl_printf(s, "%s[%s]", name, off); break;
+    }
+}
+TC__OCL_PRIVATE void tc__ocl_store_line(tc__ocl_emitter *E, int tensor, const char *off,
+                                        const char *val) {
+    const char *name = E->tname[tensor];
+    switch (E->d->tensors[tensor].dtype) {
+    case TC_FLOAT16: tc__ocl_line(E, "vstore_half_rte(%s, %s, %s);", val, off, name); break;
+    case TC_BOOL: tc__ocl_line(E, "%s[%s] = (uchar)(%s);", name, off, val); break;
+    default: tc__ocl_line(E, "%s[%s] = %s;", name, off, val); break;
+    }
+}
+
+/* -- expressions --------------------------------------------------------
+   Nodes used once are written inline; nodes used twice or more, gathers
+   (bounds check first) and SELECTs whose branches need statements become
+   locals tc_v<id>. A SELECT is `c ? a : b` when both branches are plain
+   expressions (C evaluates only the chosen one), else if/else blocks whose
+   locals live in their own scope. Either way the unselected branch never
+   reads memory. */
+
+TC__OCL_PRIVATE void tc__ocl_expr(tc__ocl_emitter *E, tc__ocl_str *s, int n, int top);
+
+TC__OCL_PRIVATE const char *tc__ocl_ctype(tc_dtype t) { return tc__ocl_types[t].compute; }
+
+TC__OCL_PRIVATE void tc__ocl_open(tc__ocl_emitter *E, tc__ocl_str *s, int top) {
+    (void)E;
+    if (!top) tc__ocl_puts(s, "(");
+}
+TC__OCL_PRIVATE void tc__ocl_close(tc__ocl_emitter *E, tc__ocl_str *s, int top) {
+    (void)E;
+    if (!top) tc__ocl_puts(s, ")");
+}
+
+/* a OP b in dtype t: floats, uint and ulong as written; bool as the VM's
+   saturating logic; other integers through their wrap type. */
+TC__OCL_PRIVATE void tc__ocl_put_arith_text(tc__ocl_str *s, tc_ir_op op, tc_dtype t, const char *a,
+                                            const char *b, int top) {
+    static const char *const sym[] = {"+", "-", "*"};
+    const char *o = sym[op == TC_IR_ADD ? 0 : op == TC_IR_SUB ? 1 : 2];
+    if (t == TC_BOOL) {
+        o = op == TC_IR_ADD ? "|" : op == TC_IR_SUB ? "^" : "&";
+        tc__ocl_printf(s, top ? "%s %s %s" : "(%s %s %s)", a, o, b);
+    } else if (tc__ocl_plain_arith(t)) {
+        tc__ocl_printf(s, top ? "%s %s %s" : "(%s %s %s)", a, o, b);
+    } else {
+        const char *w = tc__ocl_types[t].wrap;
+        tc__ocl_printf(s, "((%s)((%s)%s %s (%s)%s))", tc__ocl_ctype(t), w, a, o, w, b);
+    }
+}
+/* The reduction's combine of acc and v in compute dtype t. */
+TC__OCL_PRIVATE void tc__ocl_put_combine(tc__ocl_str *s, tc_reduce r, tc_dtype t, const char *acc,
+                                         const char *v) {
+    int dbl = t == TC_FLOAT64;
+    switch (r) {
+    case TC_REDUCE_ASSIGN: tc__ocl_puts(s, v); break;
+    case TC_REDUCE_SUM: tc__ocl_put_arith_text(s, TC_IR_ADD, t, acc, v, 1); break;
+    case TC_REDUCE_PROD: tc__ocl_put_arith_text(s, TC_IR_MUL, t, acc, v, 1); break;
+    case TC_REDUCE_MIN: case TC_REDUCE_MAX: {
+        const char *mm = r == TC_REDUCE_MIN ? "min" : "max";
+        if (t == TC_BOOL) tc__ocl_printf(s, "%s %s %s", acc, r == TC_REDUCE_MIN ? "&" : "|", v);
+        else if (tc__ocl_is_float(t)) tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", acc, v);
+        else tc__ocl_printf(s, "%s(%s, %s)", mm, acc, v);
+        break;
+    }
+    case TC_REDUCE_COUNT: break;
+    }
+}
+
+/* Appends the text of operand n to a fresh string; the caller frees it. */
+TC__OCL_PRIVATE void tc__ocl_operand(tc__ocl_emitter *E, tc__ocl_str *t, int n) {
+    tc__ocl_str_init(t, E->out->a);
+    tc__ocl_expr(E, t, n, 0);
+    if (!t->p) tc__ocl_puts(t, "");
+}
+
+TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_node *nd,
+                                        int top) {
+    tc__ocl_str a, b;
+    tc_dtype t = E->st->nodes[nd->args[0]].dtype; /* operand dtype (comparisons give bool) */
+    int f = tc__ocl_is_float(t), dbl = t == TC_FLOAT64;
+    tc__ocl_operand(E, &a, nd->args[0]);
+    tc__ocl_operand(E, &b, nd->args[1]);
+    if (a.oom || b.oom) s->oom = 1;
+    else switch (nd->op) {
+    case TC_IR_ADD: case TC_IR_SUB: case TC_IR_MUL:
+        tc__ocl_put_arith_text(s, nd->op, t, a.p, b.p, top);
+        break;
+    case TC_IR_DIV: case TC_IR_MOD:
+        if (t == TC_BOOL) tc__ocl_printf(s, nd->op == TC_IR_DIV ? "(%s & %s)" : "false", a.p, b.p);
+        else if (f && nd->op == TC_IR_DIV) tc__ocl_printf(s, top ? "%s / %s" : "(%s / %s)", a.p, b.p);
+        else if (f) tc__ocl_printf(s, "fmod(%s, %s)", a.p, b.p);
+        else tc__ocl_printf(s, "tc_%s_%s(%s, %s)", nd->op == TC_IR_DIV ? "div" : "mod",
+                            tc__ocl_types[t].sfx, a.p, b.p);
+        break;
+    case TC_IR_MIN: case TC_IR_MAX: {
+        const char *mm = nd->op == TC_IR_MIN ? "min" : "max";
+        if (t == TC_BOOL) tc__ocl_printf(s, "(%s %s %s)", a.p, nd->op == TC_IR_MIN ? "&" : "|", b.p);
+        else if (f) tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", a.p, b.p);
+        else tc__ocl_printf(s, "%s(%s, %s)", mm, a.p, b.p);
+        break;
+    }
+    default: {
+        static const char *const cmp[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+        tc__ocl_open(E, s, top);
+        tc__ocl_printf(s, "%s %s %s", a.p, cmp[nd->op - TC_IR_LT], b.p);
+        tc__ocl_close(E, s, top);
+        break;
+    }
+    }
+    tc__ocl_str_free(&a);
+    tc__ocl_str_free(&b);
+}
+
+TC__OCL_PRIVATE void tc__ocl_put_cast(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_node *nd) {
+    tc__ocl_str a;
+    tc_dtype from = E->st->nodes[nd->args[0]].dtype, to = nd->dtype;
+    tc__ocl_operand(E, &a, nd->args[0]);
+    if (a.oom) s->oom = 1;
+    else if (from == to) tc__ocl_puts(s, a.p);
+    else if (to == TC_BOOL) tc__ocl_printf(s, "(%s != 0)", a.p);
+    else if (tc__ocl_is_float(from) && !tc__ocl_is_float(to)) /* saturating, NaN -> 0 */
+        tc__ocl_printf(s, "convert_%s_sat_rtz(%s)", tc__ocl_ctype(to), a.p);
+    else tc__ocl_printf(s, "((%s)%s)", tc__ocl_ctype(to), a.p);
+    tc__ocl_str_free(&a);
+}
+
+TC__OCL_PRIVATE void tc__ocl_put_call(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_node *nd) {
+    tc__ocl_call c = tc__ocl_builtin_call(nd->builtin);
+    const char *sfx = nd->dtype == TC_FLOAT64 ? "d" : "f";
+    int k, recip = nd->builtin == TC_BUILTIN_RNORM3D || nd->builtin == TC_BUILTIN_RNORM4D;
+    if (recip) tc__ocl_puts(s, nd->dtype == TC_FLOAT64 ? "(1.0 / " : "(1.0f / ");
+    tc__ocl_printf(s, "%s%s(", c.name, c.helper >= 0 ? sfx : "");
+    for (k = 0; k < nd->nargs; k++) {
+        if (k) tc__ocl_puts(s, ", ");
+        tc__ocl_expr(E, s, nd->args[k], 1);
+    }
+    if (c.helper == TC__OCL_H_NORM && nd->nargs == 3)
+        tc__ocl_puts(s, nd->dtype == TC_FLOAT64 ? ", 0.0" : ", 0.0f");
+    if (c.extra) tc__ocl_printf(s, ", %s", c.extra);
+    tc__ocl_puts(s, recip ? "))" : ")");
+}
+
+/* Node n written as an expression (its operands may emit locals first). */
+TC__OCL_PRIVATE void tc__ocl_put_op(tc__ocl_emitter *E, tc__ocl_str *s, int n, int top) {
+    const tc_ir_node *nd = &E->st->nodes[n];
+    tc__ocl_str a;
+    switch (nd->op) {
+    case TC_IR_CONST: tc__ocl_put_const(s, nd->dtype, nd->ival, nd->fval); break;
+    case TC_IR_INDEX: case TC_IR_SIZE: {
+        tc__ocl_str v;
+        tc__ocl_str_init(&v, s->a);
+        if (nd->op == TC_IR_INDEX) tc__ocl_puts(&v, E->lname[nd->loop]);
+        else tc__ocl_put_sx(E, &v, nd->sx);
+        if (v.oom) s->oom = 1;
+        else if (nd->dtype == TC_INT64) tc__ocl_puts(s, v.p);
+        else tc__ocl_printf(s, "((%s)%s)", tc__ocl_ctype(nd->dtype), v.p);
+        tc__ocl_str_free(&v);
+        break;
+    }
+    case TC_IR_READ: {
+        tc__ocl_str off;
+        tc__ocl_str_init(&off, s->a);
+        tc__ocl_put_offset(E, &off, nd->tensor, nd->index, NULL);
+        if (off.oom) s->oom = 1;
+        else tc__ocl_put_load(E, s, nd->tensor, off.p);
+        tc__ocl_str_free(&off);
+        break;
+    }
+    case TC_IR_NEG: case TC_IR_NOT:
+        tc__ocl_operand(E, &a, nd->args[0]);
+        if (a.oom) s->oom = 1;
+        else if (nd->op == TC_IR_NOT) tc__ocl_printf(s, "(!%s)", a.p);
+        else if (nd->dtype == TC_BOOL) tc__ocl_puts(s, a.p);
+        else if (tc__ocl_plain_arith(nd->dtype) && tc__ocl_is_float(nd->dtype))
+            tc__ocl_printf(s, "(-%s)", a.p);
+        else tc__ocl_printf(s, "((%s)-(%s)%s)", tc__ocl_ctype(nd->dtype),
+                            tc__ocl_types[nd->dtype].wrap[0] ? tc__ocl_types[nd->dtype].wrap : "uint", a.p);
+        tc__ocl_str_free(&a);
+        break;
+    case TC_IR_SELECT: {
+        tc__ocl_str c, x, y;
+        tc__ocl_operand(E, &c, nd->args[0]);
+        tc__ocl_operand(E, &x, nd->args[1]);
+        tc__ocl_operand(E, &y, nd->args[2]);
+        if (c.oom || x.oom || y.oom) s->oom = 1;
+        else tc__ocl_printf(s, top ? "%s ? %s : %s" : "(%s ? %s : %s)", c.p, x.p, y.p);
+        tc__ocl_str_free(&c);
+        tc__ocl_str_free(&x);
+        tc__ocl_str_free(&y);
+        break;
+    }
+    case TC_IR_CAST: tc__ocl_put_cast(E, s, nd); break;
+    case TC_IR_CALL: tc__ocl_put_call(E, s, nd); break;
+    case TC_IR_OP_COUNT: break;
+    default: tc__ocl_put_binary(E, s, nd, top); break;
+    }
+}
+
+TC__OCL_PRIVATE void tc__ocl_scope_open(tc__ocl_emitter *E) {
+    E->level++;
+    E->indent++;
+}
+TC__OCL_PRIVATE void tc__ocl_scope_close(tc__ocl_emitter *E) {
+    int i;
+    for (i = 0; i < E->st->n_nodes; i++)
+        if (E->avail[i] >= E->level) E->avail[i] = 0;
+    E->level--;
+    E->indent--;
+}
+
+/* Emits `node text` into a line with fmt ("... %s ..."). */
+TC__OCL_PRIVATE void tc__ocl_expr_line(tc__ocl_emitter *E, int n, const char *fmt) {
+    tc__ocl_str t;
+    tc__ocl_str_init(&t, E->out->a);
+    tc__ocl_expr(E, &t, n, 1);
+    if (t.oom) E->out->oom = 1;
+    else tc__ocl_line(E, fmt, t.p ? t.p : "");
+    tc__ocl_str_free(&t);
+}
+
+TC__OCL_PRIVATE void tc__ocl_local_select(tc__ocl_emitter *E, int n) {
+    const tc_ir_node *nd = &E->st->nodes[n];
+    char fmt[64];
+    tc__ocl_line(E, "%s tc_v%d;", tc__ocl_ctype(nd->dtype), n);
+    tc__ocl_expr_line(E, nd->args[0], "if (%s) {");
+    snprintf(fmt, sizeof fmt, "tc_v%d = %%s;", n);
+    tc__ocl_scope_open(E);
+    tc__ocl_expr_line(E, nd->args[1], fmt);
+    tc__ocl_scope_close(E);
+    tc__ocl_line(E, "} else {");
+    tc__ocl_scope_open(E);
+    tc__ocl_expr_line(E, nd->args[2], fmt);
+    tc__ocl_scope_close(E);
+    tc__ocl_line(E, "}");
+}
+
+/* A gather: index values into locals, each checked against its extent; an
+   index out of range records (code, dimension, index) and skips the read. */
+TC__OCL_PRIVATE void tc__ocl_local_gather(tc__ocl_emitter *E, int n) {
+    const tc_ir_node *nd = &E->st->nodes[n];
+    const tc_ir_tensor *t = &E->d->tensors[nd->tensor];
+    char *idx[TC_MAX_RANK], names[TC_MAX_RANK][32];
+    tc__ocl_str cond, off, load;
+    int k, code = E->uses[E->st->n_nodes + n];
+    tc__ocl_str_init(&cond, E->out->a);
+    for (k = 0; k < t->rank; k++) {
+        char fmt[64];
+        idx[k] = NULL;
+        if (nd->index[k].affine) continue;
+        snprintf(names[k], sizeof names[k], "tc_x%d_%d", n, k);
+        idx[k] = names[k];
+        snprintf(fmt, sizeof fmt, "const long %s = (long)%%s;", names[k]);
+        tc__ocl_expr_line(E, nd->index[k].node, fmt);
+        if (cond.len) tc__ocl_puts(&cond, " && ");
+        tc__ocl_printf(&cond, "tc_in_bounds(%s, ", names[k]);
+        tc__ocl_put_sx(E, &cond, t->extent[k]);
+        tc__ocl_printf(&cond, ", tc_err, %d, %d)", code, k);
+    }
+    tc__ocl_str_init(&off, E->out->a);
+    tc__ocl_str_init(&load, E->out->a);
+    tc__ocl_put_offset(E, &off, nd->tensor, nd->index, idx);
+    if (!off.oom) tc__ocl_put_load(E, &load, nd->tensor, off.p);
+    tc__ocl_line(E, "%s tc_v%d = 0;", tc__ocl_ctype(nd->dtype), n);
+    if (cond.oom || off.oom || load.oom) E->out->oom = 1;
+    else tc__ocl_line(E, "if (%s) tc_v%d = %s;", cond.p, n, load.p);
+    tc__ocl_str_free(&cond);
+    tc__ocl_str_free(&off);
+    tc__ocl_str_free(&load);
+}
+
+TC__OCL_PRIVATE void tc__ocl_ensure_local(tc__ocl_emitter *E, int n) {
+    const tc_ir_node *nd = &E->st->nodes[n];
+    char fmt[64];
+    if (E->avail[n]) return;
+    if (nd->op == TC_IR_SELECT) tc__ocl_local_select(E, n);
+    else if (tc__ocl_is_gather(E->d, nd)) tc__ocl_local_gather(E, n);
+    else {
+        tc__ocl_str t;
+        tc__ocl_str_init(&t, E->out->a);
+        tc__ocl_put_op(E, &t, n, 1);
+        snprintf(fmt, sizeof fmt, "const %s tc_v%d = %%s;", tc__ocl_ctype(nd->dtype), n);
+        if (t.oom) E->out->oom = 1;
+        else tc__ocl_line(E, fmt, t.p ? t.p : "");
+        tc__ocl_str_free(&t);
+    }
+    E->avail[n] = E->level;
+}
+
+TC__OCL_PRIVATE void tc__ocl_expr(tc__ocl_emitter *E, tc__ocl_str *s, int n, int top) {
+    if (E->failed) return;
+    if (++E->depth > TC__OCL_MAX_DEPTH) {
+        E->failed = 1;
+        tc__ocl_error(E->err, TC_ERR_LIMIT, "expression deeper than %d nodes", TC__OCL_MAX_DEPTH);
+        E->depth--;
+        return;
+    }
+    if (E->local[n]) {
+        tc__ocl_ensure_local(E, n);
+        tc__ocl_printf(s, "tc_v%d", n);
+    } else tc__ocl_put_op(E, s, n, top);
+    E->depth--;
+}
+
+/* Use counts, gather codes and the local/inline decision for a statement.
+   uses[0..n) counts, uses[n..2n) gather codes. */
+TC__OCL_PRIVATE void tc__ocl_plan_nodes(tc__ocl_emitter *E) {
+    const tc_ir_stmt *st = E->st;
+    int i, k, n = st->n_nodes, g = E->info.gather_base;
+    unsigned char *stmts = E->local + n; /* "its inline text needs statements" */
+    for (i = 0; i < n; i++) {
+        const tc_ir_node *nd = &st->nodes[i];
+        for (k = 0; k < nd->nargs; k++) E->uses[nd->args[k]]++;
+        if (nd->op == TC_IR_READ)
+            for (k = 0; k < E->d->tensors[nd->tensor].rank; k++)
+                if (!nd->index[k].affine) E->uses[nd->index[k].node]++;
+        if (tc__ocl_is_gather(E->d, nd)) E->uses[n + i] = ++g;
+    }
+    E->uses[st->value]++;
+    for (i = 0; i < n; i++) {
+        const tc_ir_node *nd = &st->nodes[i];
+        int leaf = nd->op == TC_IR_CONST || nd->op == TC_IR_INDEX || nd->op == TC_IR_SIZE;
+        E->local[i] = (unsigned char)(!leaf && (E->uses[i] >= 2 || tc__ocl_is_gather(E->d, nd)));
+        if (nd->op == TC_IR_SELECT && !E->local[i])
+            E->local[i] = (unsigned char)(stmts[nd->args[1]] || stmts[nd->args[2]]);
+        stmts[i] = E->local[i];
+        for (k = 0; k < nd->nargs; k++) stmts[i] = (unsigned char)(stmts[i] | stmts[nd->args[k]]);
+    }
+}
+
+/* -- kernels ----------------------------------------------------------- */
+
+/* The statement text as a comment (no comment terminators, one line). */
+TC__OCL_PRIVATE void tc__ocl_comment_line(tc__ocl_emitter *E, const char *prefix, const char *text) {
+    tc__ocl_str c;
+    const char *p;
+    tc__ocl_str_init(&c, E->out->a);
+    tc__ocl_puts(&c, prefix);
+    for (p = text ? text : ""; *p; p++) {
+        char ch[2];
+        ch[0] = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : *p;
+        ch[1] = '\0';
+        tc__ocl_puts(&c, ch);
+        if (p[0] == '*' && p[1] == '/') tc__ocl_puts(&c, " "); /* no comment end */
+    }
+    if (c.oom) E->out->oom = 1;
+    else tc__ocl_line(E, "/* %s */", c.p);
+    tc__ocl_str_free(&c);
+}
+
+/* Parameter list of a statement's main kernel (the runner sets arguments
+   in this order: tensors, size variables, other sizes, tc_n, tc_err). */
+TC__OCL_PRIVATE void tc__ocl_params(tc__ocl_emitter *E, tc__ocl_str *p, const char *sep) {
+    const tc_ir_def *d = E->d;
+    unsigned char *tm = E->marks, *vm = tm + d->n_tensors, *sm = vm + d->n_sizevars;
+    int i, w = E->st->tensor;
+    tc__ocl_mark_args(d, E->stmt, tm, vm, sm);
+    tc__ocl_printf(p, "__global %s *restrict %s", tc__ocl_types[d->tensors[w].dtype].storage,
+                   E->tname[w]);
+    for (i = 0; i < d->n_tensors; i++)
+        if (tm[i] && i != w)
+            tc__ocl_printf(p, "%s__global const %s *restrict %s", sep,
+                           tc__ocl_types[d->tensors[i].dtype].storage, E->tname[i]);
+    if (!E->baked) {
+        for (i = 0; i < d->n_sizevars; i++)
+            if (vm[i]) tc__ocl_printf(p, "%sconst long %s", sep, E->vname[i]);
+        for (i = 0; i < d->n_sx; i++)
+            if (sm[i]) {
+                char f[160];
+                tc_sx_format(d, i, f, sizeof f);
+                tc__ocl_printf(p, "%sconst long tc_s%d /* %s */", sep, i, f);
+            }
+        tc__ocl_printf(p, "%sconst long tc_n", sep);
+    }
+    if (E->info.n_gathers) tc__ocl_printf(p, "%s__global int *tc_err", sep);
+}
+
+TC__OCL_PRIVATE void tc__ocl_kernel_head(tc__ocl_emitter *E, const char *name, const char *params) {
+    tc__ocl_line(E, "__kernel void %s(%s)", name, params);
+    tc__ocl_line(E, "{");
+    E->indent++;
+}
+
+/* Work-item -> the statement's non-reduction loop values, innermost fastest. */
+TC__OCL_PRIVATE void tc__ocl_decompose(tc__ocl_emitter *E, int64_t n_items) {
+    const tc_ir_stmt *st = E->st;
+    int k;
+    tc__ocl_line(E, "long tc_r = (long)get_global_id(0);");
+    if (E->baked) tc__ocl_line(E, "if (tc_r >= %lldL) return;", (long long)n_items);
+    else tc__ocl_line(E, "if (tc_r >= tc_n) return;");
+    for (k = E->info.n_lhs - 1; k >= 0; k--) {
+        tc__ocl_str lo, ext;
+        tc__ocl_str_init(&lo, E->out->a);
+        tc__ocl_str_init(&ext, E->out->a);
+        if (!tc__ocl_sx_is(E->d, E->baked, st->loops[k].lo, 0)) {
+            tc__ocl_put_sx(E, &lo, st->loops[k].lo);
+            tc__ocl_puts(&lo, " + ");
+        } else tc__ocl_puts(&lo, "");
+        tc__ocl_put_extent(E, &ext, &st->loops[k]);
+        if (lo.oom || ext.oom) E->out->oom = 1;
+        else if (k > 0) {
+            tc__ocl_line(E, "const long %s = %stc_r %% %s;", E->lname[k], lo.p, ext.p);
+            tc__ocl_line(E, "tc_r /= %s;", ext.p);
+        } else tc__ocl_line(E, "const long %s = %stc_r;", E->lname[k], lo.p);
+        tc__ocl_str_free(&lo);
+        tc__ocl_str_free(&ext);
+    }
+}
+
+TC__OCL_PRIVATE void tc__ocl_for(tc__ocl_emitter *E, int l) {
+    const tc_ir_loop *lp = &E->st->loops[l];
+    tc__ocl_str lo, hi;
+    tc__ocl_str_init(&lo, E->out->a);
+    tc__ocl_str_init(&hi, E->out->a);
+    tc__ocl_put_sx(E, &lo, lp->lo);
+    tc__ocl_put_sx(E, &hi, lp->hi);
+    if (lo.oom || hi.oom) E->out->oom = 1;
+    else
+        tc__ocl_line(E, "for (long %s = %s; %s < %s; %s++) {", E->lname[l], lo.p, E->lname[l], hi.p,
+                     E->lname[l]);
+    tc__ocl_str_free(&lo);
+    tc__ocl_str_free(&hi);
+    E->indent++;
+}
+TC__OCL_PRIVATE void tc__ocl_end(tc__ocl_emitter *E) {
+    E->indent--;
+    tc__ocl_line(E, "}");
+}
+
+/* The value and its store: locals, then the combine into tc_acc (register
+   form) or straight into memory (memory form, when the statement reads
+   what it writes). */
+TC__OCL_PRIVATE void tc__ocl_update(tc__ocl_emitter *E, const char *off, int memory) {
+    const tc_ir_stmt *st = E->st;
+    tc_dtype ct = st->nodes[st->value].dtype;
+    tc__ocl_str v, c, ld;
+    memset(E->avail, 0, sizeof(int) * (size_t)st->n_nodes);
+    E->level = 1;
+    tc__ocl_str_init(&v, E->out->a);
+    tc__ocl_str_init(&c, E->out->a);
+    tc__ocl_str_init(&ld, E->out->a);
+    tc__ocl_expr(E, &v, st->value, 1);
+    if (!v.p) tc__ocl_puts(&v, "");
+    if (memory) tc__ocl_put_load(E, &ld, st->tensor, off);
+    else tc__ocl_puts(&ld, "tc_acc");
+    if (!v.oom && !ld.oom) tc__ocl_put_combine(&c, st->reduce, ct, ld.p, v.p);
+    if (v.oom || c.oom || ld.oom) E->out->oom = 1;
+    else if (memory) tc__ocl_store_line(E, st->tensor, off, c.p);
+    else if ((st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
+             tc__ocl_plain_arith(ct))
+        tc__ocl_line(E, "tc_acc %s= %s;", st->reduce == TC_REDUCE_SUM ? "+" : "*", v.p);
+    else tc__ocl_line(E, "tc_acc = %s;", c.p);
+    tc__ocl_str_free(&v);
+    tc__ocl_str_free(&c);
+    tc__ocl_str_free(&ld);
+}
+
+TC__OCL_PRIVATE void tc__ocl_body(tc__ocl_emitter *E, const char *off) {
+    const tc_ir_stmt *st = E->st;
+    tc_dtype ct = st->nodes[st->value].dtype;
+    int l, first = E->info.serial ? 0 : E->info.n_lhs;
+    int memory = E->info.reads_self;
+    for (l = first; l < st->n_loops && memory; l++) tc__ocl_for(E, l);
+    if (memory) {
+        tc__ocl_update(E, off, 1);
+        for (l = first; l < st->n_loops; l++) tc__ocl_end(E);
+        return;
+    }
+    if (st->n_loops == E->info.n_lhs && st->reduce == TC_REDUCE_ASSIGN) {
+        tc__ocl_str v;
+        tc__ocl_str_init(&v, E->out->a);
+        memset(E->avail, 0, sizeof(int) * (size_t)st->n_nodes);
+        E->level = 1;
+        tc__ocl_expr(E, &v, st->value, 1);
+        if (v.oom) E->out->oom = 1;
+        else tc__ocl_store_line(E, st->tensor, off, v.p ? v.p : "");
+        tc__ocl_str_free(&v);
+        return;
+    }
+    {
+        tc__ocl_str init;
+        tc__ocl_str_init(&init, E->out->a);
+        if (E->info.fused_init) tc__ocl_put_identity(&init, st->reduce, ct);
+        else tc__ocl_put_load(E, &init, st->tensor, off);
+        if (init.oom) E->out->oom = 1;
+        else tc__ocl_line(E, "%s tc_acc = %s;", tc__ocl_ctype(ct), init.p);
+        tc__ocl_str_free(&init);
+    }
+    for (l = first; l < st->n_loops; l++) tc__ocl_for(E, l);
+    tc__ocl_update(E, off, 0);
+    for (l = first; l < st->n_loops; l++) tc__ocl_end(E);
+    tc__ocl_store_line(E, st->tensor, off, "tc_acc");
+}
+
+/* Number of work-items of the main kernel (baked sizes), 0 when empty. */
+TC__OCL_PRIVATE int64_t tc__ocl_items(const tc_ir_def *d, const int64_t *sx, int s, int serial) {
+    const tc_ir_stmt *st = &d->stmts[s];
+    int64_t n = 1;
+    int k;
+    for (k = 0; k < (serial ? st->n_loops : d->tensors[st->tensor].rank); k++) {
+        int64_t e = sx[st->loops[k].hi] - sx[st->loops[k].lo];
+        if (e <= 0) return 0;
+        if (!serial && n > INT64_MAX / e) return -1;
+        if (!serial) n *= e;
+    }
+    return serial ? 1 : n;
+}
+
+TC__OCL_PRIVATE void tc__ocl_main_kernel(tc__ocl_emitter *E) {
+    char name[300];
+    tc__ocl_str params, off;
+    int64_t n_items = E->baked ? tc__ocl_items(E->d, E->baked, E->stmt, E->info.serial) : 1;
+    int l;
+    tc__ocl_kernel_name(E->d, E->stmt, 0, name, sizeof name);
+    tc__ocl_str_init(&params, E->out->a);
+    tc__ocl_str_init(&off, E->out->a);
+    {
+        char sep[340];
+        size_t k, w = strlen("__kernel void (") + strlen(name);
+        sep[0] = ',';
+        sep[1] = '\n';
+        for (k = 0; k < w && k < sizeof sep - 3; k++) sep[2 + k] = ' ';
+        sep[2 + k] = '\0';
+        tc__ocl_params(E, &params, sep);
+    }
+    tc__ocl_comment_line(E, "", E->st->text);
+    tc__ocl_kernel_head(E, name, params.p ? params.p : "");
+    tc__ocl_put_lhs_offset(E, &off);
+    if (n_items == 0) tc__ocl_line(E, "/* empty iteration domain: never launched */");
+    else if (E->info.serial) {
+        tc__ocl_line(E, "if (get_global_id(0) != 0) return;");
+        tc__ocl_comment_line(E, "", "reads the tensor it writes at other elements: one work-item, loop order");
+        for (l = 0; l < E->info.n_lhs; l++) tc__ocl_for(E, l);
+        if (!off.oom) tc__ocl_body(E, off.p);
+        for (l = 0; l < E->info.n_lhs; l++) tc__ocl_end(E);
+    } else {
+        tc__ocl_decompose(E, n_items);
+        if (!off.oom) tc__ocl_body(E, off.p);
+    }
+    tc__ocl_end(E);
+    tc__ocl_line(E, "");
+    if (params.oom || off.oom) E->out->oom = 1;
+    tc__ocl_str_free(&params);
+    tc__ocl_str_free(&off);
+}
+
+TC__OCL_PRIVATE void tc__ocl_init_kernel(tc__ocl_emitter *E) {
+    const tc_ir_tensor *t = &E->d->tensors[E->st->tensor];
+    char name[300];
+    tc__ocl_str id;
+    tc_dtype ct = E->st->nodes[E->st->value].dtype;
+    tc__ocl_kernel_name(E->d, E->stmt, 1, name, sizeof name);
+    tc__ocl_str_init(&id, E->out->a);
+    tc__ocl_put_identity(&id, E->st->reduce, ct);
+    tc__ocl_line(E, "/* `!`: every element of %s starts at %s */", E->tname[E->st->tensor],
+                 id.p ? id.p : "");
+    if (E->baked) {
+        int64_t n = 1;
+        int k;
+        for (k = 0; k < t->rank; k++) n *= E->baked[t->extent[k]];
+        tc__ocl_line(E, "__kernel void %s(__global %s *restrict %s)", name,
+                     tc__ocl_types[t->dtype].storage, E->tname[E->st->tensor]);
+        tc__ocl_line(E, "{");
+        E->indent++;
+        tc__ocl_line(E, "const long tc_r = (long)get_global_id(0);");
+        tc__ocl_line(E, "if (tc_r >= %lldL) return;", (long long)n);
+    } else {
+        tc__ocl_line(E, "__kernel void %s(__global %s *restrict %s, const long tc_n)", name,
+                     tc__ocl_types[t->dtype].storage, E->tname[E->st->tensor]);
+        tc__ocl_line(E, "{");
+        E->indent++;
+        tc__ocl_line(E, "const long tc_r = (long)get_global_id(0);");
+        tc__ocl_line(E, "if (tc_r >= tc_n) return;");
+    }
+    if (!id.oom) tc__ocl_store_line(E, E->st->tensor, "tc_r", id.p);
+    else E->out->oom = 1;
+    tc__ocl_end(E);
+    tc__ocl_line(E, "");
+    tc__ocl_str_free(&id);
+}
+
+/* Per statement scratch: loop names, node plans; then both kernels. */
+TC__OCL_PRIVATE void tc__ocl_emit_stmt(tc__ocl_emitter *E, int s, int gather_base) {
+    const tc_ir_def *d = E->d;
+    const tc_ir_stmt *st = &d->stmts[s];
+    size_t n = (size_t)st->n_nodes, marks = (size_t)(d->n_tensors + d->n_sizevars + d->n_sx);
+    int l, k;
+    E->st = st;
+    E->stmt = s;
+    tc__ocl_analyze(d, E->baked, s, gather_base, &E->info);
+    E->lname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)st->n_loops + 1, sizeof(char *));
+    E->uses = (int *)tc__ocl_arena_alloc(&E->A, 2 * n + 1, sizeof(int));
+    E->avail = (int *)tc__ocl_arena_alloc(&E->A, n + 1, sizeof(int));
+    E->local = (unsigned char *)tc__ocl_arena_alloc(&E->A, 2 * n + 1, 1);
+    E->marks = (unsigned char *)tc__ocl_arena_alloc(&E->A, marks + 3, 1);
+    if (E->A.oom) return;
+    for (l = 0; l < st->n_loops; l++) {
+        const char *nm = st->loops[l].name;
+        int clash = 0;
+        for (k = 0; k < d->n_tensors; k++) clash |= strcmp(nm, d->tensors[k].name) == 0;
+        for (k = 0; k < d->n_sizevars; k++) clash |= strcmp(nm, d->sizevars[k]) == 0;
+        if (clash) {
+            size_t len = strlen(nm) + 6;
+            E->lname[l] = (char *)tc__ocl_arena_alloc(&E->A, len, 1);
+            if (E->lname[l]) snprintf(E->lname[l], len, "tc_i_%s", nm);
+        } else E->lname[l] = tc__ocl_name(&E->A, nm);
+        if (!E->lname[l]) return;
+    }
+    tc__ocl_plan_nodes(E);
+    if (E->info.init_kernel) tc__ocl_init_kernel(E);
+    tc__ocl_main_kernel(E);
+}
+
+/* -- the whole program ------------------------------------------------- */
+
+/* Which helpers the def needs, and whether it computes in float64. */
+TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
+    const tc_ir_def *d = E->d;
+    int s, i;
+    for (s = 0; s < d->n_stmts; s++) {
+        const tc_ir_stmt *st = &d->stmts[s];
+        tc_dtype vt = st->nodes[st->value].dtype;
+        if ((st->reduce == TC_REDUCE_MIN || st->reduce == TC_REDUCE_MAX) && tc__ocl_is_float(vt))
+            E->need[TC__OCL_H_MINMAX][vt == TC_FLOAT64] = 1;
+        for (i = 0; i < st->n_nodes; i++) {
+            const tc_ir_node *nd = &st->nodes[i];
+            tc_dtype at = nd->nargs > 0 ? st->nodes[nd->args[0]].dtype : nd->dtype;
+            if ((nd->op == TC_IR_DIV || nd->op == TC_IR_MOD) && tc__ocl_is_int(at))
+                E->need_div[at] = 1;
+            if ((nd->op == TC_IR_MIN || nd->op == TC_IR_MAX) && tc__ocl_is_float(at))
+                E->need[TC__OCL_H_MINMAX][at == TC_FLOAT64] = 1;
+            if (nd->op == TC_IR_CALL) {
+                tc__ocl_call c = tc__ocl_builtin_call(nd->builtin);
+                if (c.helper >= 0) E->need[c.helper][nd->dtype == TC_FLOAT64] = 1;
+            }
+            if (tc__ocl_is_gather(d, nd)) E->need_bounds = 1;
+        }
+    }
+}
+
+TC__OCL_PRIVATE void tc__ocl_emit_divmod(tc__ocl_emitter *E, tc_dtype t) {
+    const char *T = tc__ocl_ctype(t), *sfx = tc__ocl_types[t].sfx, *W = tc__ocl_types[t].wrap;
+    if (!tc__ocl_is_signed(t)) {
+        tc__ocl_line(E, "%s tc_div_%s(%s x, %s y) { return y ? (%s)(x / y) : (%s)0; }", T, sfx, T, T, T, T);
+        tc__ocl_line(E, "%s tc_mod_%s(%s x, %s y) { return y ? (%s)(x %% y) : (%s)0; }", T, sfx, T, T, T, T);
+        return;
+    }
+    tc__ocl_line(E, "%s tc_div_%s(%s x, %s y)", T, sfx, T, T);
+    tc__ocl_line(E, "{");
+    tc__ocl_line(E, "    %s q, r;", T);
+    tc__ocl_line(E, "    if (y == 0) return 0;");
+    tc__ocl_line(E, "    if (y == -1) return (%s)-(%s)x;", T, W);
+    tc__ocl_line(E, "    q = (%s)(x / y);", T);
+    tc__ocl_line(E, "    r = (%s)(x %% y);", T);
+    tc__ocl_line(E, "    return (r != 0 && ((r < 0) != (y < 0))) ? (%s)(q - 1) : q;", T);
+    tc__ocl_line(E, "}");
+    tc__ocl_line(E, "%s tc_mod_%s(%s x, %s y)", T, sfx, T, T);
+    tc__ocl_line(E, "{");
+    tc__ocl_line(E, "    %s r;", T);
+    tc__ocl_line(E, "    if (y == 0 || y == -1) return 0;");
+    tc__ocl_line(E, "    r = (%s)(x %% y);", T);
+    tc__ocl_line(E, "    return (r != 0 && ((r < 0) != (y < 0))) ? (%s)(r + y) : r;", T);
+    tc__ocl_line(E, "}");
+}
+
+TC__OCL_PRIVATE void tc__ocl_emit_helpers(tc__ocl_emitter *E) {
+    int h, t, any = 0;
+    for (t = 0; t < TC_DTYPE_COUNT; t++)
+        if (E->need_div[t]) {
+            if (!any) tc__ocl_line(E, "/* Integer / and %%: floor division, x / 0 = x %% 0 = 0 */");
+            any = 1;
+            tc__ocl_emit_divmod(E, (tc_dtype)t);
+        }
+    if (any) tc__ocl_line(E, "");
+    if (E->need_bounds) {
+        tc__ocl_line(E, "/* Gather bounds check: the first index out of range records");
+        tc__ocl_line(E, "   (code, dimension, index low, index high) in tc_err. */");
+        tc__ocl_line(E, "int tc_in_bounds(long x, long n, __global int *tc_err, int code, int dim)");
+        tc__ocl_line(E, "{");
+        tc__ocl_line(E, "    if (x >= 0 && x < n) return 1;");
+        tc__ocl_line(E, "    if (atomic_cmpxchg(tc_err, 0, code) == 0) {");
+        tc__ocl_line(E, "        tc_err[1] = dim;");
+        tc__ocl_line(E, "        tc_err[2] = as_int((uint)x);");
+        tc__ocl_line(E, "        tc_err[3] = as_int((uint)(x >> 32));");
+        tc__ocl_line(E, "    }");
+        tc__ocl_line(E, "    return 0;");
+        tc__ocl_line(E, "}");
+        tc__ocl_line(E, "");
+    }
+    for (h = 0; h < TC__OCL_H_COUNT; h++)
+        for (t = 0; t < 2; t++)
+            if (E->need[h][t]) {
+                tc__ocl_comment_line(E, "", tc__ocl_helper_text[h].doc);
+                tc__ocl_put_template(E->out, tc__ocl_helper_text[h].text,
+                                     t ? TC_FLOAT64 : TC_FLOAT32);
+                tc__ocl_line(E, "");
+            }
+}
+
+TC__OCL_PRIVATE void tc__ocl_emit_header(tc__ocl_emitter *E, int fp64) {
+    const tc_ir_def *d = E->d;
+    int i;
+    tc__ocl_line(E, "/* OpenCL C 1.2 for TC def %s (line %d), generated by tc_opencl.h.", d->name, d->line);
+    tc__ocl_line(E, "   One kernel per statement: each work-item computes one element of the");
+    tc__ocl_line(E, "   written tensor and runs the reduction loops itself.");
+    if (E->baked) {
+        tc__ocl_str s;
+        tc__ocl_str_init(&s, E->out->a);
+        for (i = 0; i < d->n_sx; i++)
+            if (d->sx[i].op == TC_SX_VAR && !strstr(s.p ? s.p : "", d->sizevars[d->sx[i].value]))
+                tc__ocl_printf(&s, "%s%s = %lld", s.len ? ", " : "", d->sizevars[d->sx[i].value],
+                               (long long)E->baked[i]);
+        tc__ocl_line(E, "   Sizes are baked in%s%s. */", s.len ? ": " : "", s.p ? s.p : "");
+        if (s.oom) E->out->oom = 1;
+        tc__ocl_str_free(&s);
+    } else
+        tc__ocl_line(E, "   Sizes are kernel arguments; tc_n is the number of work-items. */");
+    tc__ocl_line(E, "#pragma OPENCL FP_CONTRACT OFF");
+    if (fp64) tc__ocl_line(E, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable");
+    tc__ocl_line(E, "");
+}
+
+/* The first float64 tensor or value of the def, for the error message. */
+TC__OCL_PRIVATE tc_status tc__ocl_fp64_error(const tc_ir_def *d, tc_error *err) {
+    int s, i;
+    for (s = 0; s < d->n_stmts; s++) {
+        const tc_ir_stmt *st = &d->stmts[s];
+        if (d->tensors[st->tensor].dtype == TC_FLOAT64)
+            return tc__ocl_error(err, TC_ERR_UNSUPPORTED,
+                                 "tensor %s is float64, but the OpenCL device does not support "
+                                 "double precision (cl_khr_fp64)", d->tensors[st->tensor].name);
+        for (i = 0; i < st->n_nodes; i++)
+            if (st->nodes[i].op == TC_IR_READ && d->tensors[st->nodes[i].tensor].dtype == TC_FLOAT64)
+                return tc__ocl_error(err, TC_ERR_UNSUPPORTED,
+                                     "tensor %s is float64, but the OpenCL device does not support "
+                                     "double precision (cl_khr_fp64)",
+                                     d->tensors[st->nodes[i].tensor].name);
+    }
+    for (s = 0; s < d->n_stmts; s++)
+        for (i = 0; i < d->stmts[s].n_nodes; i++)
+            if (d->stmts[s].nodes[i].dtype == TC_FLOAT64)
+                return tc__ocl_error(err, TC_ERR_UNSUPPORTED,
+                                     "the statement at line %d computes in float64, but the "
+                                     "OpenCL device does not support double precision "
+                                     "(cl_khr_fp64)", d->stmts[s].line);
+    return tc__ocl_error(err, TC_ERR_UNSUPPORTED, "float64 is not supported by the device");
+}
+
+/* Emits everything into E->out. */
+TC__OCL_PRIVATE tc_status tc__ocl_emit_def(tc__ocl_emitter *E, int allow_fp64) {
+    const tc_ir_def *d = E->d;
+    int i, s, fp64 = 0, gathers = 0;
+    tc__ocl_stmt_info info;
+    for (s = 0; s < d->n_stmts; s++) {
+        tc__ocl_analyze(d, E->baked, s, 0, &info);
+        fp64 |= info.uses_fp64;
+    }
+    if (fp64 && !allow_fp64) return tc__ocl_fp64_error(d, E->err);
+    E->tname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_tensors + 1, sizeof(char *));
+    E->vname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_sizevars + 1, sizeof(char *));
+    for (i = 0; E->tname && i < d->n_tensors; i++) E->tname[i] = tc__ocl_name(&E->A, d->tensors[i].name);
+    for (i = 0; E->vname && i < d->n_sizevars; i++) E->vname[i] = tc__ocl_name(&E->A, d->sizevars[i]);
+    if (E->A.oom) return TC_ERR_OUT_OF_MEMORY;
+    tc__ocl_scan_helpers(E);
+    tc__ocl_emit_header(E, fp64);
+    tc__ocl_emit_helpers(E);
+    for (s = 0; s < d->n_stmts && !E->failed && !E->A.oom; s++) {
+        tc__ocl_emit_stmt(E, s, gathers);
+        gathers += E->info.n_gathers;
+    }
+    if (E->failed) return E->err ? E->err->code : TC_ERR_LIMIT;
+    if (E->A.oom || E->out->oom) return TC_ERR_OUT_OF_MEMORY;
+    return TC_OK;
+}
+
+TC_OCL_API tc_status tc_ocl_emit(const tc_ir_def *d, const int64_t *sx_values, int allow_fp64,
+                                 const tc_allocator *a, char **source_out, tc_error *err) {
+    tc__ocl_emitter E;
+    tc__ocl_str out;
+    tc_error local;
+    tc_status st;
+    if (!err) err = &local;
+    memset(err, 0, sizeof *err);
+    if (!source_out) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_emit: source_out is NULL");
+    *source_out = NULL;
+    if (!d) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_emit: no def");
+    st = tc__ocl_validate(d, err);
+    if (st != TC_OK) return st;
+    memset(&E, 0, sizeof E);
+    tc__ocl_str_init(&out, a);
+    E.d = d;
+    E.baked = sx_values;
+    E.A.a = a;
+    E.out = &out;
+    E.err = err;
+    st = tc__ocl_emit_def(&E, allow_fp64);
+    tc__ocl_arena_free(&E.A);
+    if (st == TC_OK) *source_out = tc__ocl_str_take(&out);
+    else tc__ocl_str_free(&out);
+    if (st == TC_OK && !*source_out) st = TC_ERR_OUT_OF_MEMORY;
+    if (st == TC_ERR_OUT_OF_MEMORY) return tc__ocl_error(err, st, "out of memory emitting OpenCL C");
+    return st;
+}
+
+TC_OCL_API void tc_ocl_free_source(char *src, const tc_allocator *a) { tc__ocl_free(a, src); }
+
+/* ==== [tc:ocl-runner] Build, cache and run on an OpenCL device =============== */
+#if defined(TC_OPENCL_RUNNER)
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#if defined(__APPLE__)
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+/* OpenCL status codes by name (the numbers are fixed by the standard). */
+static const struct {
+    int code;
+    const char *name;
+} tc__ocl_cl_codes[] = {
+    {0, "CL_SUCCESS"}, {-1, "CL_DEVICE_NOT_FOUND"}, {-2, "CL_DEVICE_NOT_AVAILABLE"},
+    {-3, "CL_COMPILER_NOT_AVAILABLE"}, {-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+    {-5, "CL_OUT_OF_RESOURCES"}, {-6, "CL_OUT_OF_HOST_MEMORY"},
+    {-7, "CL_PROFILING_INFO_NOT_AVAILABLE"}, {-8, "CL_MEM_COPY_OVERLAP"},
+    {-9, "CL_IMAGE_FORMAT_MISMATCH"}, {-10, "CL_IMAGE_FORMAT_NOT_SUPPORTED"},
+    {-11, "CL_BUILD_PROGRAM_FAILURE"}, {-12, "CL_MAP_FAILURE"},
+    {-13, "CL_MISALIGNED_SUB_BUFFER_OFFSET"},
+    {-14, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"}, {-15, "CL_COMPILE_PROGRAM_FAILURE"},
+    {-16, "CL_LINKER_NOT_AVAILABLE"}, {-17, "CL_LINK_PROGRAM_FAILURE"},
+    {-18, "CL_DEVICE_PARTITION_FAILED"}, {-19, "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"},
+    {-30, "CL_INVALID_VALUE"}, {-31, "CL_INVALID_DEVICE_TYPE"}, {-32, "CL_INVALID_PLATFORM"},
+    {-33, "CL_INVALID_DEVICE"}, {-34, "CL_INVALID_CONTEXT"}, {-35, "CL_INVALID_QUEUE_PROPERTIES"},
+    {-36, "CL_INVALID_COMMAND_QUEUE"}, {-37, "CL_INVALID_HOST_PTR"},
+    {-38, "CL_INVALID_MEM_OBJECT"}, {-39, "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR"},
+    {-40, "CL_INVALID_IMAGE_SIZE"}, {-41, "CL_INVALID_SAMPLER"}, {-42, "CL_INVALID_BINARY"},
+    {-43, "CL_INVALID_BUILD_OPTIONS"}, {-44, "CL_INVALID_PROGRAM"},
+    {-45, "CL_INVALID_PROGRAM_EXECUTABLE"}, {-46, "CL_INVALID_KERNEL_NAME"},
+    {-47, "CL_INVALID_KERNEL_DEFINITION"}, {-48, "CL_INVALID_KERNEL"},
+    {-49, "CL_INVALID_ARG_INDEX"}, {-50, "CL_INVALID_ARG_VALUE"}, {-51, "CL_INVALID_ARG_SIZE"},
+    {-52, "CL_INVALID_KERNEL_ARGS"}, {-53, "CL_INVALID_WORK_DIMENSION"},
+    {-54, "CL_INVALID_WORK_GROUP_SIZE"}, {-55, "CL_INVALID_WORK_ITEM_SIZE"},
+    {-56, "CL_INVALID_GLOBAL_OFFSET"}, {-57, "CL_INVALID_EVENT_WAIT_LIST"},
+    {-58, "CL_INVALID_EVENT"}, {-59, "CL_INVALID_OPERATION"}, {-60, "CL_INVALID_GL_OBJECT"},
+    {-61, "CL_INVALID_BUFFER_SIZE"}, {-62, "CL_INVALID_MIP_LEVEL"},
+    {-63, "CL_INVALID_GLOBAL_WORK_SIZE"}, {-64, "CL_INVALID_PROPERTY"},
+    {-65, "CL_INVALID_IMAGE_DESCRIPTOR"}, {-66, "CL_INVALID_COMPILER_OPTIONS"},
+    {-67, "CL_INVALID_LINKER_OPTIONS"}, {-68, "CL_INVALID_DEVICE_PARTITION_COUNT"},
+    {-69, "CL_INVALID_PIPE_SIZE"}, {-70, "CL_INVALID_DEVICE_QUEUE"},
+    {-1001, "CL_PLATFORM_NOT_FOUND_KHR"}};
+
+TC__OCL_PRIVATE const char *tc__ocl_cl_name(cl_int code) {
+    size_t i;
+    for (i = 0; i < sizeof tc__ocl_cl_codes / sizeof tc__ocl_cl_codes[0]; i++)
+        if (tc__ocl_cl_codes[i].code == code) return tc__ocl_cl_codes[i].name;
+    return "unknown OpenCL error";
+}
+/* Every OpenCL failure: TC_ERR_BACKEND naming the call and the code. */
+TC__OCL_PRIVATE tc_status tc__ocl_cl_fail(tc_error *err, const char *call, cl_int code) {
+    return tc__ocl_error(err, TC_ERR_BACKEND, "%s: %s (%d)", call, tc__ocl_cl_name(code), (int)code);
+}
+
+typedef struct tc__ocl_entry {
+    char *source; /* the key: the emitted text (it encodes the def and baked sizes) */
+    size_t len;
+    uint64_t hash;
+    cl_program prog;
+    cl_kernel *kernels; /* per statement: [2s] main, [2s+1] init (NULL when none) */
+    int n_kernels;
+    unsigned long used;
+} tc__ocl_entry;
+
+struct tc_ocl_runner {
+    tc_allocator alloc;
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context ctx;
+    cl_command_queue queue;
+    int has_fp64, is_cpu, sizes_as_args;
+    cl_ulong max_alloc;
+    char options[128];
+    char device_name[128];
+    tc__ocl_entry cache[TC_OCL_MAX_CACHE];
+    int n_cache;
+    unsigned long tick;
+};
+
+/* -- runner creation --------------------------------------------------- */
+
+TC__OCL_PRIVATE tc_status tc__ocl_pick_platform(const tc_ocl_runner_desc *d, const tc_allocator *a,
+                                                cl_platform_id *out, tc_error *err) {
+    cl_uint n = 0;
+    cl_platform_id *ids;
+    cl_int rc = clGetPlatformIDs(0, NULL, &n);
+    if (rc == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (rc == CL_SUCCESS && n == 0))
+        return tc__ocl_error(err, TC_ERR_UNSUPPORTED, "no OpenCL platform");
+    if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clGetPlatformIDs", rc);
+    if (d->platform_index < 0 || (cl_uint)d->platform_index >= n)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT,
+                             "OpenCL platform %d does not exist (there are %u)", d->platform_index,
+                             (unsigned)n);
+    ids = (cl_platform_id *)tc__ocl_calloc(a, n, sizeof *ids);
+    if (!ids) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    rc = clGetPlatformIDs(n, ids, NULL);
+    *out = ids[d->platform_index];
+    tc__ocl_free(a, ids);
+    return rc == CL_SUCCESS ? TC_OK : tc__ocl_cl_fail(err, "clGetPlatformIDs", rc);
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_pick_device(const tc_ocl_runner_desc *d, const tc_allocator *a,
+                                              cl_platform_id p, cl_device_id *out, tc_error *err) {
+    cl_uint n = 0;
+    cl_device_id *ids;
+    cl_int rc = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+    if (rc == CL_DEVICE_NOT_FOUND || (rc == CL_SUCCESS && n == 0))
+        return tc__ocl_error(err, TC_ERR_UNSUPPORTED, "OpenCL platform %d has no device",
+                             d->platform_index);
+    if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clGetDeviceIDs", rc);
+    if (d->device_index < 0 || (cl_uint)d->device_index >= n)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT,
+                             "OpenCL device %d does not exist on platform %d (there are %u)",
+                             d->device_index, d->platform_index, (unsigned)n);
+    ids = (cl_device_id *)tc__ocl_calloc(a, n, sizeof *ids);
+    if (!ids) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    rc = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids, NULL);
+    *out = ids[d->device_index];
+    tc__ocl_free(a, ids);
+    return rc == CL_SUCCESS ? TC_OK : tc__ocl_cl_fail(err, "clGetDeviceIDs", rc);
+}
+
+/* Device facts the runner needs: name, type, fp64, buffer limit, options. */
+TC__OCL_PRIVATE tc_status tc__ocl_query_device(tc_ocl_runner *r, tc_error *err) {
+    cl_device_type type = 0;
+    cl_device_fp_config dfp = 0, sfp = 0;
+    char ver[64];
+    cl_int rc;
+    memset(ver, 0, sizeof ver);
+    rc = clGetDeviceInfo(r->device, CL_DEVICE_NAME, sizeof r->device_name - 1, r->device_name, NULL);
+    if (rc == CL_SUCCESS) rc = clGetDeviceInfo(r->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clGetDeviceInfo(r->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof r->max_alloc,
+                             &r->max_alloc, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clGetDeviceInfo(r->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof sfp, &sfp, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clGetDeviceInfo(r->device, CL_DEVICE_OPENCL_C_VERSION, sizeof ver - 1, ver, NULL);
+    if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clGetDeviceInfo", rc);
+    /* CL_DEVICE_DOUBLE_FP_CONFIG is 0 (or refused) without cl_khr_fp64 */
+    if (clGetDeviceInfo(r->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dfp, &dfp, NULL) != CL_SUCCESS)
+        dfp = 0;
+    r->has_fp64 = dfp != 0;
+    r->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    r->options[0] = '\0';
+    /* "OpenCL C 1.2 ...": ask for 1.2 where the device has it */
+    if (strncmp(ver, "OpenCL C ", 9) == 0 && (ver[9] > '1' || (ver[9] == '1' && ver[11] >= '2')))
+        strcat(r->options, "-cl-std=CL1.2 ");
+    /* IEEE division and sqrt, like the VM (OpenCL allows 2.5 ulp otherwise) */
+    if (sfp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+        strcat(r->options, "-cl-fp32-correctly-rounded-divide-sqrt");
+    return TC_OK;
+}
+
+TC_OCL_API tc_status tc_ocl_runner_create(const tc_ocl_runner_desc *desc, tc_ocl_runner **out,
+                                          tc_error *err) {
+    tc_ocl_runner_desc d;
+    tc_ocl_runner *r;
+    tc_error local;
+    tc_status st;
+    cl_platform_id plat = NULL;
+    cl_device_id dev = NULL;
+    cl_int rc;
+    if (!err) err = &local;
+    memset(err, 0, sizeof *err);
+    if (!out) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_runner_create: out is NULL");
+    *out = NULL;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if ((st = tc__ocl_pick_platform(&d, &d.allocator, &plat, err)) != TC_OK) return st;
+    if ((st = tc__ocl_pick_device(&d, &d.allocator, plat, &dev, err)) != TC_OK) return st;
+    r = (tc_ocl_runner *)tc__ocl_calloc(&d.allocator, 1, sizeof *r);
+    if (!r) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    r->alloc = d.allocator;
+    r->platform = plat;
+    r->device = dev;
+    r->sizes_as_args = d.sizes_as_args;
+    if ((st = tc__ocl_query_device(r, err)) != TC_OK) {
+        tc_ocl_runner_free(r);
+        return st;
+    }
+    r->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS) {
+        r->ctx = NULL;
+        tc_ocl_runner_free(r);
+        return tc__ocl_cl_fail(err, "clCreateContext", rc);
+    }
+    r->queue = clCreateCommandQueue(r->ctx, dev, 0, &rc);
+    if (rc != CL_SUCCESS) {
+        r->queue = NULL;
+        tc_ocl_runner_free(r);
+        return tc__ocl_cl_fail(err, "clCreateCommandQueue", rc);
+    }
+    *out = r;
+    return TC_OK;
+}
+
+TC__OCL_PRIVATE void tc__ocl_entry_release(tc_ocl_runner *r, tc__ocl_entry *e) {
+    int i;
+    for (i = 0; e->kernels && i < e->n_kernels; i++)
+        if (e->kernels[i]) clReleaseKernel(e->kernels[i]);
+    if (e->prog) clReleaseProgram(e->prog);
+    tc__ocl_free(&r->alloc, e->kernels);
+    tc__ocl_free(&r->alloc, e->source);
+    memset(e, 0, sizeof *e);
+}
+
+TC_OCL_API void tc_ocl_runner_free(tc_ocl_runner *r) {
+    int i;
+    tc_allocator a;
+    if (!r) return;
+    for (i = 0; i < r->n_cache; i++) tc__ocl_entry_release(r, &r->cache[i]);
+    if (r->queue) clReleaseCommandQueue(r->queue);
+    if (r->ctx) clReleaseContext(r->ctx);
+    a = r->alloc;
+    tc__ocl_free(&a, r);
+}
+TC_OCL_API const char *tc_ocl_runner_device_name(const tc_ocl_runner *r) {
+    return r ? r->device_name : NULL;
+}
+TC_OCL_API int tc_ocl_runner_has_fp64(const tc_ocl_runner *r) { return r ? r->has_fp64 : 0; }
+
+/* -- building and the program cache ------------------------------------ */
+
+TC__OCL_PRIVATE uint64_t tc__ocl_hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Builds source text; a failure carries the build log (whitespace folded). */
+TC__OCL_PRIVATE tc_status tc__ocl_build(tc_ocl_runner *r, const char *src, cl_program *out,
+                                        tc_error *err) {
+    cl_int rc, brc;
+    size_t len = strlen(src), n = 0;
+    cl_program prog = clCreateProgramWithSource(r->ctx, 1, &src, &len, &rc);
+    *out = NULL;
+    if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clCreateProgramWithSource", rc);
+    brc = clBuildProgram(prog, 1, &r->device, r->options, NULL, NULL);
+    if (brc != CL_SUCCESS) {
+        char *log = NULL;
+        tc__ocl_cl_fail(err, "clBuildProgram", brc);
+        if (clGetProgramBuildInfo(prog, r->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
+            n > 1 && (log = (char *)tc__ocl_alloc(&r->alloc, n + 1)) != NULL &&
+            clGetProgramBuildInfo(prog, r->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+            size_t i, j = strlen(err->msg);
+            log[n] = '\0';
+            if (j + 3 < sizeof err->msg) {
+                err->msg[j++] = ':';
+                err->msg[j++] = ' ';
+            }
+            for (i = 0; log[i] && j + 1 < sizeof err->msg; i++) {
+                int space = log[i] == ' ' || log[i] == '\n' || log[i] == '\t' || log[i] == '\r';
+                if (space && err->msg[j - 1] == ' ') continue;
+                err->msg[j++] = space ? ' ' : log[i];
+            }
+            err->msg[j] = '\0';
+        }
+        tc__ocl_free(&r->alloc, log);
+        clReleaseProgram(prog);
+        return TC_ERR_BACKEND;
+    }
+    *out = prog;
+    return TC_OK;
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_make_kernels(tc_ocl_runner *r, const tc_ir_def *d,
+                                               const int64_t *baked, tc__ocl_entry *e,
+                                               tc_error *err) {
+    int s, k;
+    e->n_kernels = 2 * d->n_stmts;
+    e->kernels = (cl_kernel *)tc__ocl_calloc(&r->alloc, (size_t)e->n_kernels + 1, sizeof(cl_kernel));
+    if (!e->kernels) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    for (s = 0; s < d->n_stmts; s++) {
+        tc__ocl_stmt_info info;
+        tc__ocl_analyze(d, baked, s, 0, &info);
+        for (k = 0; k < 1 + info.init_kernel; k++) {
+            char name[300];
+            cl_int rc;
+            tc__ocl_kernel_name(d, s, k, name, sizeof name);
+            e->kernels[2 * s + k] = clCreateKernel(e->prog, name, &rc);
+            if (rc != CL_SUCCESS) {
+                e->kernels[2 * s + k] = NULL;
+                return tc__ocl_cl_fail(err, "clCreateKernel", rc);
+            }
+        }
+    }
+    return TC_OK;
+}
+
+/* The built program for def d (sizes baked in unless the runner takes them
+   as arguments): from the cache, or emitted, built and cached. */
+TC__OCL_PRIVATE tc_status tc__ocl_get_program(tc_ocl_runner *r, const tc_ir_def *d,
+                                              const int64_t *baked, tc__ocl_entry **out,
+                                              tc_error *err) {
+    char *src = NULL;
+    tc__ocl_entry fresh, *slot;
+    tc_status st = tc_ocl_emit(d, baked, r->has_fp64, &r->alloc, &src, err);
+    size_t len;
+    uint64_t h;
+    int i, victim = 0;
+    if (st != TC_OK) return st;
+    len = strlen(src);
+    h = tc__ocl_hash(src, len);
+    for (i = 0; i < r->n_cache; i++) {
+        tc__ocl_entry *e = &r->cache[i];
+        if (e->hash == h && e->len == len && memcmp(e->source, src, len) == 0) {
+            e->used = ++r->tick;
+            tc__ocl_free(&r->alloc, src);
+            *out = e;
+            return TC_OK;
+        }
+    }
+    memset(&fresh, 0, sizeof fresh);
+    fresh.source = src;
+    fresh.len = len;
+    fresh.hash = h;
+    st = tc__ocl_build(r, src, &fresh.prog, err);
+    if (st == TC_OK) st = tc__ocl_make_kernels(r, d, baked, &fresh, err);
+    if (st != TC_OK) {
+        tc__ocl_entry_release(r, &fresh);
+        return st;
+    }
+    if (r->n_cache < TC_OCL_MAX_CACHE) victim = r->n_cache++;
+    else {
+        for (i = 1; i < r->n_cache; i++)
+            if (r->cache[i].used < r->cache[victim].used) victim = i;
+        tc__ocl_entry_release(r, &r->cache[victim]);
+    }
+    slot = &r->cache[victim];
+    *slot = fresh;
+    slot->used = ++r->tick;
+    *out = slot;
+    return TC_OK;
+}
+
+/* -- one run ------------------------------------------------------------ */
+
+typedef struct tc__ocl_job {
+    tc_ocl_runner *r;
+    const tc_run_desc *d;
+    const tc_ir_def *ir;
+    int def;
+    int64_t *sx;         /* n_sx size values */
+    int64_t *varval;     /* n_sizevars */
+    int64_t *numel;      /* per tensor */
+    cl_mem *buf;         /* per tensor */
+    cl_mem errbuf;
+    void **host;         /* per output: the read-back buffer */
+    unsigned char *marks;
+    tc__ocl_entry *entry;
+} tc__ocl_job;
+
+TC__OCL_PRIVATE int tc__ocl_job_alloc(tc__ocl_job *J) {
+    const tc_allocator *a = &J->r->alloc;
+    const tc_ir_def *ir = J->ir;
+    size_t nt = (size_t)ir->n_tensors + 1;
+    J->sx = (int64_t *)tc__ocl_calloc(a, (size_t)ir->n_sx + 1, sizeof(int64_t));
+    J->varval = (int64_t *)tc__ocl_calloc(a, (size_t)ir->n_sizevars + 1, sizeof(int64_t));
+    J->numel = (int64_t *)tc__ocl_calloc(a, nt, sizeof(int64_t));
+    J->buf = (cl_mem *)tc__ocl_calloc(a, nt, sizeof(cl_mem));
+    J->host = (void **)tc__ocl_calloc(a, (size_t)ir->n_outputs + 1, sizeof(void *));
+    J->marks = (unsigned char *)tc__ocl_calloc(
+        a, (size_t)(ir->n_tensors + ir->n_sizevars + ir->n_sx) + 3, 1);
+    return J->sx && J->varval && J->numel && J->buf && J->host && J->marks;
+}
+TC__OCL_PRIVATE void tc__ocl_job_free(tc__ocl_job *J) {
+    const tc_allocator *a = &J->r->alloc;
+    int i;
+    for (i = 0; J->buf && i < J->ir->n_tensors; i++)
+        if (J->buf[i]) clReleaseMemObject(J->buf[i]);
+    if (J->errbuf) clReleaseMemObject(J->errbuf);
+    for (i = 0; J->host && i < J->ir->n_outputs; i++) tc__ocl_free(a, J->host[i]);
+    tc__ocl_free(a, J->sx);
+    tc__ocl_free(a, J->varval);
+    tc__ocl_free(a, J->numel);
+    tc__ocl_free(a, J->buf);
+    tc__ocl_free(a, J->host);
+    tc__ocl_free(a, J->marks);
+}
+
+/* An input or caller output against the IR: dtype, rank, no negative dims
+   (the VM's checks, in its words). */
+TC__OCL_PRIVATE tc_status tc__ocl_check_arg(const tc_ir_tensor *t, const tc_tensor *x,
+                                            tc_error *err) {
+    int k;
+    if ((unsigned)x->dtype >= (unsigned)TC_DTYPE_COUNT || x->dtype != t->dtype)
+        return tc__ocl_error(err, TC_ERR_TYPE, "%s: expected dtype %s, given %s", t->name,
+                             tc_dtype_name(t->dtype),
+                             (unsigned)x->dtype < (unsigned)TC_DTYPE_COUNT ? tc_dtype_name(x->dtype) : "?");
+    if (x->rank != t->rank)
+        return tc__ocl_error(err, TC_ERR_SHAPE, "%s: expected rank %d, given rank %d", t->name,
+                             t->rank, x->rank);
+    for (k = 0; k < x->rank; k++)
+        if (x->shape[k] < 0)
+            return tc__ocl_error(err, TC_ERR_SHAPE, "%s: dimension %d has negative extent %lld",
+                                 t->name, k, (long long)x->shape[k]);
+    return TC_OK;
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_check_outputs(tc__ocl_job *J, tc_error *err) {
+    const tc_ir_def *ir = J->ir;
+    int i, k;
+    for (i = 0; i < ir->n_outputs; i++) {
+        const tc_ir_tensor *t = &ir->tensors[ir->n_inputs + i];
+        const tc_tensor *o = &J->d->outputs[i];
+        int64_t stride = 1;
+        tc_status st;
+        if (!o->data) continue;
+        if ((st = tc__ocl_check_arg(t, o, err)) != TC_OK) return st;
+        for (k = t->rank - 1; k >= 0; k--) {
+            int64_t e = J->sx[t->extent[k]];
+            if (o->shape[k] != e)
+                return tc__ocl_error(err, TC_ERR_SHAPE, "output %s: dimension %d is %lld, expected %lld",
+                                     t->name, k, (long long)o->shape[k], (long long)e);
+            if (o->strides && o->strides[k] != stride && o->shape[k] > 1)
+                return tc__ocl_error(err, TC_ERR_UNSUPPORTED,
+                                     "output %s must be contiguous (row-major)", t->name);
+            stride *= e;
+        }
+    }
+    return TC_OK;
+}
+
+/* Everything tc_run checks, in its order, plus the device's buffer limit:
+   nothing is allocated on the device or written before this passes. */
+TC__OCL_PRIVATE tc_status tc__ocl_job_check(tc__ocl_job *J, const tc_program *p, tc_error *err) {
+    const tc_run_desc *d = J->d;
+    const tc_ir_def *ir = J->ir;
+    tc_status st;
+    int i, k;
+    if (d->n_inputs != ir->n_inputs || (d->n_inputs && !d->inputs))
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "%s takes %d inputs, given %d",
+                             ir->name, ir->n_inputs, d->n_inputs);
+    if ((st = tc_bind_sizes(p, J->def, d->inputs, d->n_inputs, J->sx, err)) != TC_OK) return st;
+    for (i = 0; i < ir->n_sx; i++)
+        if (ir->sx[i].op == TC_SX_VAR) J->varval[ir->sx[i].value] = J->sx[i];
+    for (i = 0; i < ir->n_tensors; i++) {
+        const tc_ir_tensor *t = &ir->tensors[i];
+        uint64_t bytes;
+        J->numel[i] = 1;
+        for (k = 0; k < t->rank; k++) J->numel[i] *= J->sx[t->extent[k]];
+        if (i < ir->n_inputs && J->numel[i] > 0 && !d->inputs[i].data)
+            return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "input %s: data is NULL", t->name);
+        bytes = (uint64_t)J->numel[i] * tc_dtype_size(t->dtype);
+        if (bytes > (uint64_t)J->r->max_alloc || bytes > (uint64_t)((size_t)-1 / 2))
+            return tc__ocl_error(err, TC_ERR_LIMIT,
+                                 "tensor %s needs %llu bytes, more than the OpenCL device's "
+                                 "largest buffer (%llu bytes)",
+                                 t->name, (unsigned long long)bytes,
+                                 (unsigned long long)J->r->max_alloc);
+    }
+    if (d->n_outputs != ir->n_outputs || (d->n_outputs && !d->outputs))
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "%s returns %d outputs, given %d",
+                             ir->name, ir->n_outputs, d->n_outputs);
+    return tc__ocl_check_outputs(J, err);
+}
+
+TC__OCL_PRIVATE size_t tc__ocl_bytes(const tc__ocl_job *J, int t) {
+    return (size_t)J->numel[t] * tc_dtype_size(J->ir->tensors[t].dtype);
+}
+
+/* A strided input copied into row-major order (the caller frees it). */
+TC__OCL_PRIVATE void *tc__ocl_pack(tc__ocl_job *J, int t) {
+    const tc_tensor *x = &J->d->inputs[t];
+    size_t esz = tc_dtype_size(x->dtype), i;
+    int64_t idx[TC_MAX_RANK];
+    unsigned char *dst = (unsigned char *)tc__ocl_alloc(&J->r->alloc, tc__ocl_bytes(J, t));
+    int k;
+    if (!dst) return NULL;
+    memset(idx, 0, sizeof idx);
+    for (i = 0; i < (size_t)J->numel[t]; i++) {
+        int64_t off = 0;
+        for (k = 0; k < x->rank; k++) off += idx[k] * x->strides[k];
+        memcpy(dst + i * esz, (const unsigned char *)x->data + off * (int64_t)esz, esz);
+        for (k = x->rank - 1; k >= 0; k--) {
+            if (++idx[k] < x->shape[k]) break;
+            idx[k] = 0;
+        }
+    }
+    return dst;
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_make_buffer(tc__ocl_job *J, int t, tc_error *err) {
+    const tc_ir_def *ir = J->ir;
+    size_t bytes = tc__ocl_bytes(J, t);
+    const void *src = NULL;
+    void *packed = NULL;
+    cl_mem_flags flags = t < ir->n_inputs ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+    cl_int rc;
+    int o = t - ir->n_inputs;
+    if (bytes > 0 && t < ir->n_inputs) {
+        src = J->d->inputs[t].data;
+        if (J->d->inputs[t].strides) src = packed = tc__ocl_pack(J, t);
+        if (!src) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (input %s)", ir->tensors[t].name);
+    } else if (bytes > 0 && o >= 0 && o < ir->n_outputs) {
+        J->host[o] = tc__ocl_alloc(&J->r->alloc, bytes);
+        if (!J->host[o]) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (output %s)", ir->tensors[t].name);
+        src = J->d->outputs[o].data; /* accumulating statements read it */
+    }
+    J->buf[t] = clCreateBuffer(J->r->ctx, flags | (src ? CL_MEM_COPY_HOST_PTR : 0),
+                               bytes > 0 ? bytes : 8, (void *)(size_t)src, &rc);
+    tc__ocl_free(&J->r->alloc, packed);
+    if (rc != CL_SUCCESS) {
+        J->buf[t] = NULL;
+        return tc__ocl_error(err, TC_ERR_BACKEND, "clCreateBuffer (tensor %s, %llu bytes): %s (%d)",
+                             ir->tensors[t].name, (unsigned long long)bytes, tc__ocl_cl_name(rc), (int)rc);
+    }
+    if (bytes > 0 && !src) { /* temporaries and outputs the runner allocates start at 0 */
+        cl_uchar zero = 0;
+        rc = clEnqueueFillBuffer(J->r->queue, J->buf[t], &zero, 1, 0, bytes, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clEnqueueFillBuffer", rc);
+    }
+    return TC_OK;
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_job_buffers(tc__ocl_job *J, tc_error *err) {
+    int zero[4] = {0, 0, 0, 0}, t;
+    cl_int rc;
+    tc_status st;
+    for (t = 0; t < J->ir->n_tensors; t++)
+        if ((st = tc__ocl_make_buffer(J, t, err)) != TC_OK) return st;
+    J->errbuf = clCreateBuffer(J->r->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+                               zero, &rc);
+    if (rc != CL_SUCCESS) {
+        J->errbuf = NULL;
+        return tc__ocl_cl_fail(err, "clCreateBuffer", rc);
+    }
+    return TC_OK;
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_enqueue(tc__ocl_job *J, cl_kernel k, int64_t n, tc_error *err) {
+    size_t global = (size_t)n, local = 64, wg = 0;
+    cl_int rc;
+    if ((uint64_t)n > (uint64_t)((size_t)-1 / 2))
+        return tc__ocl_error(err, TC_ERR_LIMIT, "%lld work-items are too many", (long long)n);
+    if (J->r->is_cpu) /* the CPU runtime picks its own work-group size well */
+        rc = clEnqueueNDRangeKernel(J->r->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+    else {
+        rc = clGetKernelWorkGroupInfo(k, J->r->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+        if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clGetKernelWorkGroupInfo", rc);
+        while (local > 1 && local > wg) local /= 2;
+        global = (global + local - 1) / local * local; /* kernels skip ids past tc_n */
+        rc = clEnqueueNDRangeKernel(J->r->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    }
+    return rc == CL_SUCCESS ? TC_OK : tc__ocl_cl_fail(err, "clEnqueueNDRangeKernel", rc);
+}
+
+/* Arguments in the emitter's order: tensors (written first), then for
+   symbolic sizes the size variables, other sizes and tc_n, then tc_err. */
+TC__OCL_PRIVATE cl_int tc__ocl_set_args(tc__ocl_job *J, int s, cl_kernel k, int64_t n,
+                                        const tc__ocl_stmt_info *info) {
+    const tc_ir_def *ir = J->ir;
+    unsigned char *tm = J->marks, *vm = tm + ir->n_tensors, *sm = vm + ir->n_sizevars;
+    cl_uint a = 0;
+    cl_int rc;
+    int i, w = ir->stmts[s].tensor;
+    tc__ocl_mark_args(ir, s, tm, vm, sm);
+    rc = clSetKernelArg(k, a++, sizeof(cl_mem), &J->buf[w]);
+    for (i = 0; i < ir->n_tensors && rc == CL_SUCCESS; i++)
+        if (tm[i] && i != w) rc = clSetKernelArg(k, a++, sizeof(cl_mem), &J->buf[i]);
+    if (J->r->sizes_as_args) {
+        cl_long v;
+        for (i = 0; i < ir->n_sizevars && rc == CL_SUCCESS; i++)
+            if (vm[i]) {
+                v = (cl_long)J->varval[i];
+                rc = clSetKernelArg(k, a++, sizeof v, &v);
+            }
+        for (i = 0; i < ir->n_sx && rc == CL_SUCCESS; i++)
+            if (sm[i]) {
+                v = (cl_long)J->sx[i];
+                rc = clSetKernelArg(k, a++, sizeof v, &v);
+            }
+        v = (cl_long)n;
+        if (rc == CL_SUCCESS) rc = clSetKernelArg(k, a++, sizeof v, &v);
+    }
+    if (info->n_gathers && rc == CL_SUCCESS) rc = clSetKernelArg(k, a++, sizeof(cl_mem), &J->errbuf);
+    return rc;
+}
+
+TC__OCL_PRIVATE tc_status tc__ocl_job_launch(tc__ocl_job *J, tc_error *err) {
+    const tc_ir_def *ir = J->ir;
+    const int64_t *baked = J->r->sizes_as_args ? NULL : J->sx;
+    int s, gathers = 0;
+    for (s = 0; s < ir->n_stmts; s++) {
+        tc__ocl_stmt_info info;
+        int w = ir->stmts[s].tensor;
+        int64_t n;
+        cl_int rc = CL_SUCCESS;
+        tc_status st;
+        tc__ocl_analyze(ir, baked, s, gathers, &info);
+        gathers += info.n_gathers;
+        if (info.init_kernel && J->numel[w] > 0) {
+            cl_kernel k = J->entry->kernels[2 * s + 1];
+            cl_long v = (cl_long)J->numel[w];
+            rc = clSetKernelArg(k, 0, sizeof(cl_mem), &J->buf[w]);
+            if (rc == CL_SUCCESS && J->r->sizes_as_args) rc = clSetKernelArg(k, 1, sizeof v, &v);
+            if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clSetKernelArg", rc);
+            if ((st = tc__ocl_enqueue(J, k, J->numel[w], err)) != TC_OK) return st;
+        }
+        n = tc__ocl_items(ir, J->sx, s, info.serial);
+        if (n <= 0) continue;
+        rc = tc__ocl_set_args(J, s, J->entry->kernels[2 * s], info.serial ? 1 : n, &info);
+        if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clSetKernelArg", rc);
+        if ((st = tc__ocl_enqueue(J, J->entry->kernels[2 * s], n, err)) != TC_OK) return st;
+    }
+    return TC_OK;
+}
+
+/* The gather that set error code `code`, in the VM's words. */
+TC__OCL_PRIVATE tc_status tc__ocl_bounds_error(tc__ocl_job *J, const int *e, tc_error *err) {
+    const tc_ir_def *ir = J->ir;
+    int s, i, code = 0;
+    int64_t v = (int64_t)(((uint64_t)(uint32_t)e[3] << 32) | (uint64_t)(uint32_t)e[2]);
+    for (s = 0; s < ir->n_stmts; s++)
+        for (i = 0; i < ir->stmts[s].n_nodes; i++) {
+            const tc_ir_node *nd = &ir->stmts[s].nodes[i];
+            if (!tc__ocl_is_gather(ir, nd) || ++code != e[0]) continue;
+            if (e[1] < 0 || e[1] >= ir->tensors[nd->tensor].rank) break;
+            return tc__ocl_error(err, TC_ERR_BOUNDS,
+                                 "index %lld out of range [0, %lld) in dimension %d of %s, read by "
+                                 "`%s` (line %d)",
+                                 (long long)v, (long long)J->sx[ir->tensors[nd->tensor].extent[e[1]]],
+                                 e[1], ir->tensors[nd->tensor].name,
+                                 ir->stmts[s].text ? ir->stmts[s].text : "?", ir->stmts[s].line);
+        }
+    return tc__ocl_error(err, TC_ERR_BOUNDS, "a gather read out of range (code %d)", e[0]);
+}
+
+/* Reads back the error word, then the outputs into scratch; the caller's
+   tensors are written only after everything succeeded. */
+TC__OCL_PRIVATE tc_status tc__ocl_job_finish(tc__ocl_job *J, tc_error *err) {
+    const tc_ir_def *ir = J->ir;
+    int e[4] = {0, 0, 0, 0}, i, k;
+    cl_int rc = clEnqueueReadBuffer(J->r->queue, J->errbuf, CL_TRUE, 0, sizeof e, e, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clEnqueueReadBuffer", rc);
+    if (e[0] != 0) return tc__ocl_bounds_error(J, e, err);
+    for (i = 0; i < ir->n_outputs; i++) {
+        int t = ir->n_inputs + i;
+        if (!J->host[i]) continue;
+        rc = clEnqueueReadBuffer(J->r->queue, J->buf[t], CL_TRUE, 0, tc__ocl_bytes(J, t), J->host[i],
+                                 0, NULL, NULL);
+        if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clEnqueueReadBuffer", rc);
+    }
+    for (i = 0; i < ir->n_outputs; i++) {
+        tc_tensor *o = &J->d->outputs[i];
+        if (o->data) {
+            if (J->host[i]) memcpy(o->data, J->host[i], tc__ocl_bytes(J, ir->n_inputs + i));
+            continue;
+        }
+        if (!J->host[i]) J->host[i] = tc__ocl_alloc(&J->r->alloc, 1); /* empty tensor */
+        if (!J->host[i]) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (i = 0; i < ir->n_outputs; i++) { /* nothing can fail from here on */
+        tc_tensor *o = &J->d->outputs[i];
+        const tc_ir_tensor *t = &ir->tensors[ir->n_inputs + i];
+        if (o->data) continue;
+        o->data = J->host[i];
+        J->host[i] = NULL;
+        o->dtype = t->dtype;
+        o->rank = t->rank;
+        o->strides = NULL;
+        for (k = 0; k < TC_MAX_RANK; k++) o->shape[k] = k < t->rank ? J->sx[t->extent[k]] : 0;
+    }
+    return TC_OK;
+}
+
+TC_OCL_API tc_status tc_ocl_run(tc_ocl_runner *r, const tc_program *p, const tc_run_desc *d,
+                                tc_error *err) {
+    tc__ocl_job J;
+    tc_error local;
+    tc_status st;
+    if (!err) err = &local;
+    memset(err, 0, sizeof *err);
+    if (!r || !p || !d) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_run: NULL argument");
+    memset(&J, 0, sizeof J);
+    J.r = r;
+    J.d = d;
+    J.def = tc_program_find(p, d->entry);
+    if (J.def < 0) {
+        if (d->entry) return tc__ocl_error(err, TC_ERR_NAME, "no def named %s", d->entry);
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "the program has no def");
+    }
+    J.ir = tc_program_ir(p, J.def);
+    if (!tc__ocl_job_alloc(&J)) st = tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    else st = tc__ocl_job_check(&J, p, err);
+    if (st == TC_OK)
+        st = tc__ocl_get_program(r, J.ir, r->sizes_as_args ? NULL : J.sx, &J.entry, err);
+    if (st == TC_OK) st = tc__ocl_job_buffers(&J, err);
+    if (st == TC_OK) st = tc__ocl_job_launch(&J, err);
+    if (st == TC_OK) st = tc__ocl_job_finish(&J, err);
+    tc__ocl_job_free(&J);
+    return st;
+}
+
+TC_OCL_API void tc_ocl_tensor_free(tc_ocl_runner *r, tc_tensor *t) {
+    if (!t || !t->data) return;
+    tc__ocl_free(r ? &r->alloc : NULL, t->data);
+    t->data = NULL;
+}
+#endif /* TC_OPENCL_RUNNER */
+
+#endif /* TC_OPENCL_IMPLEMENTATION */

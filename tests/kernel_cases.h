@@ -1,0 +1,466 @@
+/* tests/kernel_cases.h: the kernel families of the execution issue, shared
+   by t_kernels.c (VM vs the naive reference) and t_thread_kernels.c
+   (bitwise identity across thread counts), plus the helpers both need:
+   a fixed-seed PRNG, random inputs shaped from the IR, comparisons.
+   Include after tc.h and ref_eval.h. */
+#ifndef TC_KERNEL_CASES_H
+#define TC_KERNEL_CASES_H
+
+/* How results are compared with the reference. */
+enum {
+    KC_EXACT,  /* bitwise (integers, element-wise float work, min/max reductions) */
+    KC_REDUCE, /* float sums and products: reassociation, relative tolerance */
+    KC_LOOSE   /* builtins: the VM's kernels may differ from libm by a few ulp */
+};
+
+typedef struct kc_case {
+    const char *family;
+    const char *src;    /* the entry is the last def */
+    const char *sizes;  /* size variables: "M=5 N=7" */
+    const char *ranges; /* value ranges per input: "X=-4:4 Idx=0:9" (integers inclusive,
+                           "A=*" random bits); defaults by dtype */
+    int tol;
+    int accumulate; /* 1: outputs are caller buffers prefilled with random values */
+} kc_case;
+
+/* ---- sources (shared by the tables of both tests) ---- */
+#define KC_MM "def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }"
+#define KC_MV "def mv(float(M,N) A, float(N) x) -> (y) { y(i) +=! A(i,j) * x(j) }"
+#define KC_BMM                                                                                     \
+    "def bmm(float(NB,M,K) A, float(NB,K,N) B) -> (C) { C(b,i,j) +=! A(b,i,k) * B(b,k,j) }"
+#define KC_CONV                                                                                    \
+    "def conv2d(float(N,C,H,W) I, float(O,C,KH,KW) W1) -> (Out) {\n"                               \
+    "    Out(n,o,h,w) +=! I(n,c,h+kh,w+kw) * W1(o,c,kh,kw)\n}\n"
+#define KC_SCONV                                                                                   \
+    "def sconv(float(N,C,H,W) I, float(O,C,KH,KW) W1) -> (Out) {\n"                                \
+    "    Out(n,o,h,w) +=! I(n,c,2*h+kh,2*w+kw) * W1(o,c,kh,kw)\n}\n"
+#define KC_GCONV                                                                                   \
+    "def gconv(float(N,G,C,H,W) I, float(G,O,C,KH,KW) W1) -> (Out) {\n"                            \
+    "    Out(n,g,o,h,w) +=! I(n,g,c,h+kh,w+kw) * W1(g,o,c,kh,kw)\n}\n"
+#define KC_MAXPOOL                                                                                 \
+    "def maxpool2x2(float(N,C,H,W) I) -> (Out) {\n"                                                \
+    "    Out(n,c,h,w) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, w in "  \
+    "0:W/2\n}\n"
+#define KC_SOFTMAX                                                                                 \
+    "def softmax(float(M,N) X) -> (mx, e, s, Y) {\n"                                               \
+    "    mx(i) max=! X(i,j)\n"                                                                     \
+    "    e(i,j) = exp(X(i,j) - mx(i))\n"                                                           \
+    "    s(i) +=! e(i,j)\n"                                                                        \
+    "    Y(i,j) = e(i,j) / s(i)\n}\n"
+#define KC_LAYERNORM                                                                               \
+    "def layernorm(float(M,N) X, float(N) g, float(N) b) -> (mean, d, var, Y) {\n"                 \
+    "    mean(i) +=! X(i,j) / N\n"                                                                 \
+    "    d(i,j) = X(i,j) - mean(i)\n"                                                              \
+    "    var(i) +=! d(i,j) * d(i,j) / N\n"                                                         \
+    "    Y(i,j) = d(i,j) / sqrt(var(i) + 1e-5) * g(j) + b(j)\n}\n"
+#define KC_STENCIL3                                                                                \
+    "def stencil3(float(N) x) -> (y) { y(i) = (x(i) + x(i+1) + x(i+2)) / 3.0 where i in 0:N-2 }"
+#define KC_SUM "def sum_all(float(N) x) -> (s) { s +=! x(i) }"
+#define KC_ROWSUM "def rowsum(float(M,N) A) -> (r) { r(i) +=! A(i,j) }"
+#define KC_GATHER32 "def emb(float(V,D) W, int32(L) Idx) -> (E) { E(i,j) = W(Idx(i), j) }"
+#define KC_GATHER64 "def emb64(float(V,D) W, int64(L) Idx) -> (E) { E(i,j) = W(Idx(i), j) }"
+#define KC_MLP                                                                                     \
+    "def mlp(float(B,I) X, float(J,I) W1, float(J) B1, float(K,J) W2, float(K) B2) -> (Y) {\n"     \
+    "    H(b,j) +=! X(b,i) * W1(j,i)\n"                                                            \
+    "    R(b,j) = max(H(b,j) + B1(j), 0.0)\n"                                                      \
+    "    Z(b,k) +=! R(b,j) * W2(k,j)\n"                                                            \
+    "    Y(b,k) = Z(b,k) + B2(k)\n}\n"
+#define KC_EW_TANH                                                                                 \
+    "def ew_tanh(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = tanh(a(i) * x(i) + b(i)) }"
+#define KC_EW_FMA "def ew_fma(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = a(i) * x(i) + b(i) }"
+#define KC_REDUCTIONS                                                                              \
+    "def red(float(M,N) X) -> (s, p, mn, mx) {\n"                                                  \
+    "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n    mx(i) max=! X(i,j)\n}\n"
+#define KC_REDUCTIONS_ACC                                                                          \
+    "def reda(float(M,N) X) -> (s, p, mn, mx) {\n"                                                 \
+    "    s(i) += X(i,j)\n    p(i) *= X(i,j)\n    mn(i) min= X(i,j)\n    mx(i) max= X(i,j)\n}\n"
+/* Integer element-wise work: wrapping, floor division, x/0 = 0, min/max,
+   a select and promotion with an int32 literal. */
+#define KC_INT_EW(T)                                                                               \
+    "def ew(" T "(N) a, " T "(N) b) -> (c, d, e, f, g, h) {\n"                                     \
+    "    c(i) = a(i) * b(i) + a(i) - b(i)\n"                                                       \
+    "    d(i) = a(i) / b(i)\n"                                                                     \
+    "    e(i) = a(i) % b(i)\n"                                                                     \
+    "    f(i) = min(a(i), b(i)) - max(a(i), -b(i))\n"                                              \
+    "    g(i) = a(i) < b(i) ? a(i) : -b(i)\n"                                                      \
+    "    h(i) = a(i) * 3 + 1\n}\n"
+#define KC_INT_RED(T)                                                                              \
+    "def ired(" T "(M,N) X) -> (s, p, mn, mx) {\n"                                                 \
+    "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n    mx(i) max=! X(i,j)\n}\n"
+#define KC_INT_RED_ACC(T)                                                                          \
+    "def ireda(" T "(M,N) X) -> (s, p, mn, mx) {\n"                                                \
+    "    s(i) += X(i,j)\n    p(i) *= X(i,j)\n    mn(i) min= X(i,j)\n    mx(i) max= X(i,j)\n}\n"
+
+static const kc_case kc_cases[] = {
+    /* contractions */
+    {"matmul", KC_MM, "M=13 K=17 N=19", 0, KC_REDUCE, 0},
+    {"matmul", KC_MM, "M=5 K=300 N=270", 0, KC_REDUCE, 0},
+    {"matmul", KC_MM, "M=1 K=1 N=1", 0, KC_REDUCE, 0},
+    {"matmul-AtB", "def mtm(float(K,M) A, float(K,N) B) -> (C) { C(i,j) +=! A(k,i) * B(k,j) }",
+     "M=11 K=23 N=9", 0, KC_REDUCE, 0},
+    {"matmul-ABt", "def mmt(float(M,K) A, float(N,K) B) -> (C) { C(i,j) +=! A(i,k) * B(j,k) }",
+     "M=7 K=29 N=12", 0, KC_REDUCE, 0},
+    {"matmul-batched", KC_BMM, "NB=3 M=7 K=9 N=5", 0, KC_REDUCE, 0},
+    {"matmul-f64", "def mmd(double(M,K) A, double(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }",
+     "M=6 K=33 N=10", 0, KC_REDUCE, 0},
+    {"matmul-int32", "def mmi(int32(M,K) A, int32(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }",
+     "M=6 K=13 N=10", "A=* B=*", KC_EXACT, 0},
+    {"matvec", KC_MV, "M=7 N=600", 0, KC_REDUCE, 0},
+    {"tensordot",
+     "def td(float(I,K,L) A, float(K,L,J) B) -> (C) { C(i,j) +=! A(i,k,l) * B(k,l,j) }",
+     "I=5 K=4 L=6 J=7", 0, KC_REDUCE, 0},
+    {"kronecker", "def kron(float(M,N) A, float(P,Q) B) -> (K) { K(i,j,k,l) = A(i,k) * B(j,l) }",
+     "M=3 N=4 P=5 Q=2", 0, KC_EXACT, 0},
+    {"dot", "def dot(float(N) x, float(N) y) -> (s) { s +=! x(i) * y(i) }", "N=1000", 0,
+     KC_REDUCE, 0},
+    /* convolutions */
+    {"conv2d", KC_CONV, "N=2 C=3 H=9 W=8 O=4 KH=3 KW=2", 0, KC_REDUCE, 0},
+    {"conv2d-strided", KC_SCONV, "N=2 C=3 H=11 W=10 O=2 KH=3 KW=3", 0, KC_REDUCE, 0},
+    {"conv2d-strided-where",
+     "def sconvw(float(N,C,H,W) I, float(O,C,KH,KW) W1) -> (Out) {\n"
+     "    Out(n,o,h,w) +=! I(n,c,2*h+kh,2*w+kw) * W1(o,c,kh,kw)\n"
+     "        where h in 0:(H-KH)/2+1, w in 0:(W-KW)/2+1\n}\n",
+     "N=2 C=2 H=10 W=9 O=3 KH=3 KW=2", 0, KC_REDUCE, 0},
+    {"conv2d-grouped", KC_GCONV, "N=2 G=3 C=2 H=7 W=6 O=2 KH=3 KW=2", 0, KC_REDUCE, 0},
+    {"conv2d-padded",
+     "def pconv(float(N,C,H,W) I, float(O,C,KH,KW) W1) -> (Out) {\n"
+     "    Out(n,o,h,w) +=! (h+kh >= 1 && h+kh < H+1 && w+kw >= 1 && w+kw < W+1)\n"
+     "        ? I(n,c,h+kh-1,w+kw-1) * W1(o,c,kh,kw) : 0.0\n"
+     "        where n in 0:N, o in 0:O, c in 0:C, kh in 0:KH, kw in 0:KW,\n"
+     "              h in 0:H+3-KH, w in 0:W+3-KW\n}\n",
+     "N=2 C=2 H=6 W=5 O=3 KH=3 KW=3", 0, KC_REDUCE, 0},
+    {"conv-grad-weight",
+     "def cgw(float(N,O,OH,OW) dO, float(N,C,H,W) I) -> (dW) {\n"
+     "    dW(o,c,kh,kw) +=! dO(n,o,h,w) * I(n,c,h+kh,w+kw)\n}\n",
+     "N=2 O=3 OH=5 OW=4 C=2 H=7 W=6", 0, KC_REDUCE, 0},
+    {"conv-grad-input-guard",
+     "def cgi(float(N,O,OH,OW) dO, float(O,C,KH,KW) W1) -> (dI) {\n"
+     "    dI(n,c,y,x) +=! (y >= kh && y - kh < OH && x >= kw && x - kw < OW)\n"
+     "        ? dO(n,o,y-kh,x-kw) * W1(o,c,kh,kw) : 0.0\n"
+     "        where n in 0:N, c in 0:C, o in 0:O, kh in 0:KH, kw in 0:KW,\n"
+     "              y in 0:OH+KH-1, x in 0:OW+KW-1\n}\n",
+     "N=2 O=3 OH=4 OW=5 C=2 KH=3 KW=2", 0, KC_REDUCE, 0},
+    {"conv-grad-input-flip",
+     "def cgi2(float(N,O,OH,OW) dO, float(O,C,KH,KW) W1) -> (dI) {\n"
+     "    P(n,o,y,x) = (y >= KH-1 && y < OH+KH-1 && x >= KW-1 && x < OW+KW-1)\n"
+     "        ? dO(n,o,y-KH+1,x-KW+1) : 0.0\n"
+     "        where n in 0:N, o in 0:O, y in 0:OH+2*KH-2, x in 0:OW+2*KW-2\n"
+     "    dI(n,c,y,x) +=! P(n,o,y+kh,x+kw) * W1(o,c,KH-1-kh,KW-1-kw)\n}\n",
+     "N=2 O=3 OH=4 OW=5 C=2 KH=3 KW=2", 0, KC_REDUCE, 0},
+    /* pooling */
+    {"maxpool", KC_MAXPOOL, "N=2 C=3 H=8 W=7", 0, KC_EXACT, 0},
+    {"avgpool",
+     "def avgpool(float(N,C,H,W) I) -> (Out) {\n"
+     "    Out(n,c,h,w) +=! I(n,c,2*h+kh,2*w+kw) / 4.0 where kh in 0:2, kw in 0:2\n}\n",
+     "N=2 C=2 H=9 W=6", 0, KC_REDUCE, 0},
+    /* normalisations */
+    {"softmax", KC_SOFTMAX, "M=5 N=300", "X=-4:4", KC_REDUCE, 0},
+    {"logsumexp",
+     "def lse(float(M,N) X) -> (L) {\n"
+     "    mx(i) max=! X(i,j)\n    s(i) +=! exp(X(i,j) - mx(i))\n    L(i) = mx(i) + log(s(i))\n}\n",
+     "M=6 N=77", "X=-4:4", KC_REDUCE, 0},
+    {"layernorm", KC_LAYERNORM, "M=5 N=64", "X=-4:4 g=0.5:1.5 b=-0.5:0.5", KC_REDUCE, 0},
+    {"groupnorm",
+     "def gn(float(N,G,D) X, float(G,D) gamma, float(G,D) beta) -> (Y) {\n"
+     "    mean(n,g) +=! X(n,g,d) / D\n"
+     "    var(n,g) +=! (X(n,g,d) - mean(n,g)) * (X(n,g,d) - mean(n,g)) / D\n"
+     "    Y(n,g,d) = (X(n,g,d) - mean(n,g)) / sqrt(var(n,g) + 1e-5) * gamma(g,d) + beta(g,d)\n}\n",
+     "N=3 G=4 D=10", "X=-4:4", KC_REDUCE, 0},
+    {"batchnorm",
+     "def bn(float(N,C,H,W) X, float(C) gamma, float(C) beta) -> (Y) {\n"
+     "    mean(c) +=! X(n,c,h,w) / (N*H*W)\n"
+     "    var(c) +=! (X(n,c,h,w) - mean(c)) * (X(n,c,h,w) - mean(c)) / (N*H*W)\n"
+     "    Y(n,c,h,w) = (X(n,c,h,w) - mean(c)) * rsqrt(var(c) + 1e-5) * gamma(c) + beta(c)\n}\n",
+     "N=2 C=3 H=4 W=5", "X=-2:2", KC_REDUCE, 0},
+    /* MLP */
+    {"mlp-relu-max", KC_MLP, "B=4 I=9 J=7 K=5", 0, KC_REDUCE, 0},
+    {"mlp-relu-select",
+     "def mlp2(float(B,I) X, float(J,I) W1, float(J) B1) -> (R) {\n"
+     "    H(b,j) +=! X(b,i) * W1(j,i)\n"
+     "    R(b,j) = H(b,j) + B1(j) > 0.0 ? H(b,j) + B1(j) : 0.0\n}\n",
+     "B=6 I=11 J=8", 0, KC_REDUCE, 0},
+    /* gathers */
+    {"gather-int32", KC_GATHER32, "V=10 D=7 L=12", "Idx=0:9", KC_EXACT, 0},
+    {"gather-int64", KC_GATHER64, "V=10 D=300 L=5", "Idx=0:9", KC_EXACT, 0},
+    {"gather-2d",
+     "def g2(float(V,W) T, int32(L) R, int64(L) C) -> (E) { E(i) = T(R(i), C(i)) }",
+     "V=5 W=6 L=40", "R=0:4 C=0:5", KC_EXACT, 0},
+    {"gather-clamped",
+     "def lut(float(J) B, int32(I) C) -> (A) { A(i) = B(max(min(C(i), J-1), 0)) }", "J=8 I=50",
+     "C=-5:15", KC_EXACT, 0},
+    /* stencils, shifts, reversal */
+    {"stencil-1d", KC_STENCIL3, "N=600", 0, KC_EXACT, 0},
+    {"stencil-2d",
+     "def lap(float(H,W) X) -> (O) {\n"
+     "    O(i,j) = X(i,j+1) + X(i+2,j+1) + X(i+1,j) + X(i+1,j+2) - 4.0 * X(i+1,j+1)\n}\n",
+     "H=9 W=11", 0, KC_EXACT, 0},
+    {"stencil-1d-kernel", "def conv1(float(N) x, float(K) w) -> (y) { y(i) +=! x(i+k) * w(k) }",
+     "N=40 K=5", 0, KC_REDUCE, 0},
+    {"shift", "def shift(float(N) I) -> (O) { O(i) = I(i-1) }", "N=9", 0, KC_EXACT, 0},
+    {"reverse", "def rev(float(N) B) -> (A) { A(i) = B(10 - i) }", "N=7", 0, KC_EXACT, 0},
+    {"reverse", "def rev(float(N) B) -> (A) { A(i) = B(10 - i) }", "N=14", 0, KC_EXACT, 0},
+    {"subsample", "def sub2(float(N) B) -> (A) { A(i) = B(2*i) }", "N=9", 0, KC_EXACT, 0},
+    {"avgpool-1d", "def ap(float(N) B) -> (A) { A(i) = B(2*i) + B(2*i + 1) }", "N=9", 0, KC_EXACT,
+     0},
+    {"precondition",
+     "def pre(float(N) B, float(M) C, float(K) D) -> (A) { A(i,j) = B(i) * C(i+j) * D(j) }",
+     "N=4 M=9 K=5", 0, KC_EXACT, 0},
+    /* scalar reductions and 0-rank tensors */
+    {"scalar-sum", KC_SUM, "N=1000", 0, KC_REDUCE, 0},
+    {"scalar-max-int", "def smax(int32(N) x) -> (m) { m max=! x(i) }", "N=77", "x=*", KC_EXACT, 0},
+    {"scalar-min-uint", "def smin(uint16(N) x) -> (m) { m min=! x(i) }", "N=77", "x=*", KC_EXACT,
+     0},
+    {"scalar-input",
+     "def axpy(float alpha, float(N) x, float(N) y) -> (z) { z(i) = alpha * x(i) + y(i) }", "N=50",
+     0, KC_EXACT, 0},
+    {"scalar-in-out", "def sc(double a, double b) -> (c) { c = a * b - a }", "", 0, KC_EXACT, 0},
+    {"size-from-scalar", "def tile(float(N) x, int32 R) -> (y) { y(r,i) = x(i) where r in 0:R }",
+     "N=6", "R=3:3", KC_EXACT, 0},
+    {"rowsum", KC_ROWSUM, "M=9 N=700", 0, KC_REDUCE, 0},
+    /* reductions: every operator, with and without `!` */
+    {"reduce-float", KC_REDUCTIONS, "M=6 N=40", "X=0.5:1.5", KC_REDUCE, 0},
+    {"reduce-float-acc", KC_REDUCTIONS_ACC, "M=6 N=40", "X=0.5:1.5", KC_REDUCE, 1},
+    {"reduce-float-acc-zero", KC_REDUCTIONS_ACC, "M=6 N=40", "X=0.5:1.5", KC_REDUCE, 0},
+    {"reduce-int32", KC_INT_RED("int32"), "M=5 N=30", "X=*", KC_EXACT, 0},
+    {"reduce-int32-acc", KC_INT_RED_ACC("int32"), "M=5 N=30", "X=*", KC_EXACT, 1},
+    {"reduce-uint8", KC_INT_RED("uint8"), "M=5 N=30", "X=*", KC_EXACT, 0},
+    {"reduce-uint8-acc", KC_INT_RED_ACC("uint8"), "M=5 N=30", "X=*", KC_EXACT, 1},
+    {"reduce-int64", KC_INT_RED("int64"), "M=4 N=300", "X=*", KC_EXACT, 0},
+    {"reduce-double", "def dred(double(M,N) X) -> (s, p, mn, mx) {\n"
+                      "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n"
+                      "    mx(i) max=! X(i,j)\n}\n",
+     "M=3 N=50", "X=0.5:1.5", KC_REDUCE, 0},
+    {"reduce-half", "def hred(float16(M,N) X) -> (s, mx) { s(i) +=! X(i,j)\n mx(i) max=! X(i,j) }",
+     "M=4 N=20", "X=-2:2", KC_REDUCE, 0},
+    {"reduce-bool", "def bred(bool(M,N) X) -> (a, o) { a(i) min=! X(i,j)\n o(i) max=! X(i,j) }",
+     "M=20 N=3", 0, KC_EXACT, 0},
+    {"init-no-reduction", "def pw(float(N) X) -> (T) { T(i) *=! X(i-1) }", "N=7", 0, KC_EXACT, 0},
+    /* every dtype */
+    {"dtype-int8", KC_INT_EW("int8"), "N=2000", "a=* b=-5:5", KC_EXACT, 0},
+    {"dtype-int16", KC_INT_EW("int16"), "N=500", "a=* b=-300:300", KC_EXACT, 0},
+    {"dtype-int32", KC_INT_EW("int32"), "N=500", "a=* b=-70000:70000", KC_EXACT, 0},
+    {"dtype-int32-small", KC_INT_EW("int32"), "N=500", "a=-20:20 b=-5:5", KC_EXACT, 0},
+    {"dtype-int64", KC_INT_EW("int64"), "N=500", "a=* b=-5:5", KC_EXACT, 0},
+    {"dtype-uint8", KC_INT_EW("uint8"), "N=600", "a=* b=0:5", KC_EXACT, 0},
+    {"dtype-uint16", KC_INT_EW("uint16"), "N=500", "a=* b=0:300", KC_EXACT, 0},
+    {"dtype-uint32", KC_INT_EW("uint32"), "N=500", "a=* b=*", KC_EXACT, 0},
+    {"dtype-uint64", KC_INT_EW("uint64"), "N=500", "a=* b=0:5", KC_EXACT, 0},
+    {"dtype-bool",
+     "def eb(bool(N) a, bool(N) b) -> (c, d, e) {\n"
+     "    c(i) = a(i) && !b(i) || b(i) == a(i)\n    d(i) = a(i) != b(i)\n"
+     "    e(i) = a(i) ? 1 : 2\n}\n",
+     "N=64", 0, KC_EXACT, 0},
+    {"dtype-float16",
+     "def eh(float16(N) a, float16(N) b) -> (c, h) {\n"
+     "    c(i) = a(i) * b(i) + a(i) / 3.0\n    h(i) = float16(a(i) * b(i) + 0.1)\n}\n",
+     "N=300", "a=-70:70 b=-1000:1000", KC_EXACT, 0},
+    {"dtype-float16-declared",
+     "def ehd(float16(N) a) -> (float16(N) c) { c(i) = a(i) * 3.0 + 1.0 }",
+     "N=300", "a=-20000:20000", KC_EXACT, 0},
+    {"dtype-float64",
+     "def ed(double(N) a, double(N) b) -> (c, d) {\n"
+     "    c(i) = a(i) * b(i) - a(i) / b(i)\n    d(i) = a(i) % b(i) + min(a(i), b(i))\n}\n",
+     "N=300", "a=-10:10 b=-3:3", KC_EXACT, 0},
+    {"dtype-float32-ops",
+     "def ef(float(N) a, float(N) b) -> (c, d, e) {\n"
+     "    c(i) = a(i) % b(i)\n    d(i) = -a(i) / b(i) + max(a(i), b(i))\n"
+     "    e(i) = a(i) <= b(i) || a(i) > 2.0 * b(i) ? 1.0 : 0.0\n}\n",
+     "N=300", "a=-10:10 b=-3:3", KC_EXACT, 0},
+    {"promotion",
+     "def mix(int8(N) a, uint16(N) b, float(N) x, int64(N) w) -> (c, d, e, f) {\n"
+     "    c(i) = a(i) + b(i)\n    d(i) = x(i) * a(i)\n    e(i) = w(i) - b(i)\n"
+     "    f(i) = x(i) + 1.5\n}\n",
+     "N=100", "a=* b=* w=*", KC_EXACT, 0},
+    {"casts",
+     "def casts(float(N) x, int32(N) k) -> (a, b, c, d, e) {\n"
+     "    a(i) = int32(x(i) * 10.0)\n    b(i) = float(k(i)) / 3.0\n    c(i) = uint8(k(i))\n"
+     "    d(i) = double(x(i)) * 1e-3\n    e(i) = int8(k(i) * 7)\n}\n",
+     "N=200", "x=-50:50 k=*", KC_EXACT, 0},
+    {"index-arith",
+     "def ia(int32(N) x) -> (a, b) {\n"
+     "    a(i) = (i - 7) / 3 + (i - 7) % 3 * 100 + x(i) / (i - 5)\n"
+     "    b(i,j) = i * N + j + x(j) % (j - 3) where i in 0:4\n}\n",
+     "N=20", 0, KC_EXACT, 0},
+    /* several statements, outputs, temporaries, calls */
+    {"multi-statement",
+     "def multi(float(N) x) -> (y, z) {\n"
+     "    t(i) = x(i) * 2.0\n    y(i) = t(i) + 1.0\n    y(i) += x(i)\n    z(i) = y(i) * t(i)\n}\n",
+     "N=300", 0, KC_EXACT, 0},
+    {"call",
+     "def sq(float(N) x) -> (y) { y(i) = x(i) * x(i) }\n"
+     "def callk(float(N) a) -> (b) {\n    t = sq(a)\n    b(i) = t(i) + a(i)\n}\n",
+     "N=50", 0, KC_EXACT, 0},
+    {"call-two-outputs",
+     "def mm2(float(M,K) A, float(K,N) B) -> (C, D) { C(i,j) +=! A(i,k) * B(k,j)\n"
+     " D(i,j) = C(i,j) * 2.0 }\n"
+     "def chain(float(M,K) A, float(K,N) B, float(N,P) E) -> (F, G) {\n"
+     "    C, D = mm2(A, B)\n    F, G = mm2(D, E)\n}\n",
+     "M=4 K=5 N=6 P=3", 0, KC_REDUCE, 0},
+    /* builtins in context */
+    {"ew-tanh", KC_EW_TANH, "N=700", "x=-2:2", KC_LOOSE, 0},
+    {"ew-fma", KC_EW_FMA, "N=700", "x=-2:2", KC_EXACT, 0},
+    {"sigmoid-gelu",
+     "def act(float(N) x) -> (s, g) {\n"
+     "    s(i) = 1.0 / (1.0 + exp(-x(i)))\n"
+     "    g(i) = 0.5 * x(i) * (1.0 + erf(x(i) * 0.70710678))\n}\n",
+     "N=300", "x=-6:6", KC_LOOSE, 0},
+};
+#define KC_N_CASES ((int)(sizeof kc_cases / sizeof kc_cases[0]))
+
+/* ---- a fixed-seed PRNG (splitmix64) ---- */
+typedef struct kc_rng {
+    uint64_t s;
+} kc_rng;
+REF_FN uint64_t kc_next(kc_rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+REF_FN double kc_unif(kc_rng *r) { return (double)(kc_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Finds "name=..." in a space-separated list; returns the text after '='. */
+static const char *kc_find(const char *list, const char *name) {
+    size_t n = strlen(name);
+    const char *p = list;
+    while (p && *p) {
+        while (*p == ' ' || *p == '\n') p++;
+        if (strncmp(p, name, n) == 0 && p[n] == '=') return p + n + 1;
+        while (*p && *p != ' ' && *p != '\n') p++;
+    }
+    return NULL;
+}
+
+/* Fills a tensor: floats uniform in [lo, hi), integers uniform in [lo, hi],
+   full = 1: random bits. */
+REF_FN void kc_fill(tc_tensor *t, double lo, double hi, int full, kc_rng *r) {
+    int64_t i, n = ref_numel(t);
+    size_t es = tc_dtype_size(t->dtype);
+    for (i = 0; i < n; i++) {
+        ref_val v = {0, 0};
+        char *p = (char *)t->data + i * (int64_t)es;
+        if (ref_is_float(t->dtype)) {
+            v.f = lo + (hi - lo) * kc_unif(r);
+            if (full) v.f = (kc_unif(r) - 0.5) * 200.0;
+        } else if (full) {
+            v.u = kc_next(r);
+        } else {
+            uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1;
+            v.u = (uint64_t)(int64_t)lo + kc_next(r) % span;
+        }
+        if (t->dtype == TC_BOOL) v.u &= 1;
+        ref_store(t->dtype, p, v);
+    }
+}
+
+REF_FN void kc_default_range(tc_dtype t, double *lo, double *hi) {
+    if (t == TC_BOOL) *lo = 0, *hi = 1;
+    else if (ref_is_float(t)) *lo = -1, *hi = 1;
+    else if (ref_is_signed(t)) *lo = -20, *hi = 20;
+    else *lo = 0, *hi = 40;
+}
+
+/* Makes random inputs for def d shaped by the case's sizes. Returns 0 and
+   says why when a shape cannot be made. */
+REF_FN int kc_make_inputs(const tc_ir_def *d, const char *sizes, const char *ranges, kc_rng *r,
+                          tc_tensor *in, char *why, size_t cap) {
+    int i, k;
+    memset(in, 0, sizeof(tc_tensor) * (size_t)d->n_inputs);
+    for (i = 0; i < d->n_inputs; i++) {
+        const tc_ir_tensor *t = &d->tensors[i];
+        const char *rg = ranges ? kc_find(ranges, t->name) : NULL;
+        double lo, hi;
+        int full = rg && rg[0] == '*';
+        in[i].dtype = t->dtype;
+        in[i].rank = t->rank;
+        for (k = 0; k < t->rank; k++) {
+            const tc_sx *s = &d->sx[t->extent[k]];
+            const char *v = s->op == TC_SX_VAR ? kc_find(sizes, d->sizevars[s->value]) : NULL;
+            if (s->op == TC_SX_CONST) in[i].shape[k] = s->value;
+            else if (v) in[i].shape[k] = atoll(v);
+            else {
+                snprintf(why, cap, "no size for dim %d of input %s", k, t->name);
+                return 0;
+            }
+        }
+        kc_default_range(t->dtype, &lo, &hi);
+        if (rg && !full) sscanf(rg, "%lf:%lf", &lo, &hi);
+        in[i].data = calloc((size_t)ref_numel(&in[i]) + 1, tc_dtype_size(t->dtype));
+        kc_fill(&in[i], lo, hi, full, r);
+    }
+    return 1;
+}
+REF_FN void kc_free_tensors(tc_tensor *t, int n) {
+    int i;
+    for (i = 0; i < n; i++) {
+        free(t[i].data);
+        t[i].data = NULL;
+    }
+}
+/* A contiguous copy (data malloc'ed). */
+REF_FN tc_tensor kc_copy(const tc_tensor *t) {
+    tc_tensor c = *t;
+    size_t bytes = (size_t)ref_numel(t) * tc_dtype_size(t->dtype);
+    c.strides = NULL;
+    c.data = malloc(bytes + 1);
+    if (bytes) memcpy(c.data, t->data, bytes);
+    return c;
+}
+
+REF_FN int kc_same_shape(const tc_tensor *a, const tc_tensor *b) {
+    int k;
+    if (a->dtype != b->dtype || a->rank != b->rank) return 0;
+    for (k = 0; k < a->rank; k++)
+        if (a->shape[k] != b->shape[k]) return 0;
+    return 1;
+}
+
+/* Compares got with want under the tolerance class; says where when not. */
+REF_FN int kc_compare(const tc_tensor *got, const tc_tensor *want, int tol, char *why, size_t cap) {
+    int64_t i, n = ref_numel(want);
+    size_t es = tc_dtype_size(want->dtype);
+    double maxabs = 0, rtol = 0, atol = 0;
+    if (!kc_same_shape(got, want)) {
+        snprintf(why, cap, "dtype/rank/shape differ: got %s rank %d, want %s rank %d",
+                 tc_dtype_name(got->dtype), got->rank, tc_dtype_name(want->dtype), want->rank);
+        return 0;
+    }
+    if (n > 0 && !got->data) {
+        snprintf(why, cap, "no data");
+        return 0;
+    }
+    for (i = 0; ref_is_float(want->dtype) && i < n; i++) {
+        double w = fabs(ref_load(want->dtype, (char *)want->data + i * (int64_t)es).f);
+        if (w > maxabs && w <= 1e300) maxabs = w;
+    }
+    if (tol != KC_EXACT && want->dtype == TC_FLOAT16) rtol = 4e-3, atol = 4e-3 * maxabs;
+    else if (tol == KC_REDUCE && want->dtype == TC_FLOAT32) rtol = 1e-4, atol = 1e-5 * maxabs;
+    else if (tol == KC_REDUCE) rtol = 1e-12, atol = 1e-13 * maxabs;
+    else if (tol == KC_LOOSE && want->dtype == TC_FLOAT32) rtol = 2e-6, atol = 2e-7 * (maxabs > 1 ? maxabs : 1);
+    else if (tol == KC_LOOSE) rtol = 1e-12, atol = 1e-13 * (maxabs > 1 ? maxabs : 1);
+    for (i = 0; i < n; i++) {
+        const char *pg = (const char *)got->data + i * (int64_t)es;
+        const char *pw = (const char *)want->data + i * (int64_t)es;
+        ref_val g = ref_load(want->dtype, pg), w = ref_load(want->dtype, pw);
+        int ok;
+        if (!ref_is_float(want->dtype)) ok = g.u == w.u;
+        else if (isnan(w.f) || isnan(g.f)) ok = isnan(w.f) && isnan(g.f);
+        else if (tol == KC_EXACT) ok = memcmp(pg, pw, es) == 0;
+        else ok = g.f == w.f || fabs(g.f - w.f) <= atol + rtol * fabs(w.f);
+        if (!ok) {
+            if (ref_is_float(want->dtype))
+                snprintf(why, cap, "element %lld: got %.9g, want %.9g", (long long)i, g.f, w.f);
+            else
+                snprintf(why, cap, "element %lld: got %lld (0x%llx), want %lld (0x%llx)", (long long)i,
+                         (long long)g.u, (unsigned long long)g.u, (long long)w.u,
+                         (unsigned long long)w.u);
+            return 0;
+        }
+    }
+    return 1;
+}
+REF_FN int kc_bitwise_equal(const tc_tensor *a, const tc_tensor *b) {
+    size_t bytes = (size_t)ref_numel(b) * tc_dtype_size(b->dtype);
+    return kc_same_shape(a, b) && (bytes == 0 || memcmp(a->data, b->data, bytes) == 0);
+}
+#endif

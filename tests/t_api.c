@@ -1,0 +1,441 @@
+/* t_api: API misuse and the error contract. NULL pointers everywhere,
+   wrong counts, dtypes, ranks and shapes, unknown entries, bad pools and
+   plans: every one is a status (never a crash), caller outputs are left
+   untouched by a failed run, messages name what is wrong, and
+   tc_error_format renders file:line:col, the source line and a caret. */
+#define TC_IMPLEMENTATION
+#include "tc.h"
+#include "harness.h"
+
+static const char *const mm_src =
+    "def mm(float(M,K) Alpha, float(K,N) Beta) -> (Gamma) { Gamma(i,j) +=! Alpha(i,k) * Beta(k,j) }";
+
+static tc_program *api_compile(const char *src) {
+    tc_compile_desc cd;
+    tc_program *p = NULL;
+    tc_error err;
+    memset(&cd, 0, sizeof cd);
+    cd.source = src;
+    CHECKF(tc_compile(&cd, &p, &err) == TC_OK, "compile: %s (%d:%d)", err.msg, err.line, err.col);
+    return p;
+}
+
+static float api_a[6] = {1, 2, 3, 4, 5, 6}, api_b[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+
+/* The mm inputs: Alpha 2x3, Beta 3x4; Gamma 2x4. */
+static void api_mm_tensors(tc_tensor *in, tc_tensor *out, float *obuf) {
+    memset(in, 0, 2 * sizeof *in);
+    memset(out, 0, sizeof *out);
+    in[0].dtype = in[1].dtype = TC_FLOAT32;
+    in[0].rank = in[1].rank = 2;
+    in[0].shape[0] = 2, in[0].shape[1] = 3, in[0].data = api_a;
+    in[1].shape[0] = 3, in[1].shape[1] = 4, in[1].data = api_b;
+    out->dtype = TC_FLOAT32, out->rank = 2, out->shape[0] = 2, out->shape[1] = 4, out->data = obuf;
+}
+static void api_desc(tc_run_desc *rd, tc_tensor *in, int n_in, tc_tensor *out, int n_out) {
+    memset(rd, 0, sizeof *rd);
+    rd->inputs = in, rd->n_inputs = n_in, rd->outputs = out, rd->n_outputs = n_out;
+}
+static int api_untouched(const float *buf, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (buf[i] != -777.0f) return 0;
+    return 1;
+}
+static void api_poison(float *buf, int n) {
+    int i;
+    for (i = 0; i < n; i++) buf[i] = -777.0f;
+}
+
+static void test_compile_misuse(void) {
+    tc_compile_desc cd;
+    tc_program *p = (tc_program *)&cd; /* garbage: must be set to NULL */
+    tc_error err;
+    char *big;
+    memset(&cd, 0, sizeof cd);
+    CHECK(tc_compile(NULL, &p, &err) == TC_ERR_INVALID_ARGUMENT && p == NULL);
+    CHECK(err.code == TC_ERR_INVALID_ARGUMENT && err.msg[0] != 0);
+    CHECK(tc_compile(&cd, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
+    p = (tc_program *)&cd;
+    CHECK(tc_compile(&cd, &p, &err) == TC_ERR_INVALID_ARGUMENT && p == NULL); /* no source */
+    CHECK(tc_compile(&cd, &p, NULL) == TC_ERR_INVALID_ARGUMENT);              /* err optional */
+    cd.source = "def f(float(N) a) -> (b) { b(i) = a(i) + }";
+    p = (tc_program *)&cd;
+    CHECK(tc_compile(&cd, &p, NULL) == TC_ERR_SYNTAX && p == NULL);
+    cd.source = "";
+    CHECK(tc_compile(&cd, &p, &err) != TC_OK && p == NULL && err.msg[0] != 0);
+    cd.source = "def f(float(N) a) -> (b) { b(i) = ((((((((((a(i))))))))))) }";
+    cd.max_depth = 5;
+    CHECKF(tc_compile(&cd, &p, &err) == TC_ERR_LIMIT && p == NULL, "max_depth: %s", err.msg);
+    cd.max_depth = 0;
+    CHECK(tc_compile(&cd, &p, &err) == TC_OK && p != NULL);
+    tc_program_free(p);
+    big = (char *)malloc((size_t)TC_MAX_SOURCE + 2);
+    if (big) {
+        memset(big, ' ', (size_t)TC_MAX_SOURCE + 1);
+        big[TC_MAX_SOURCE + 1] = 0;
+        cd.source = big;
+        CHECK(tc_compile(&cd, &p, &err) == TC_ERR_LIMIT && p == NULL);
+        free(big);
+    }
+}
+
+static void test_queries_misuse(void) {
+    tc_program *p = api_compile("def a(float(N) x) -> (y) { y(i) = x(i) }\n"
+                                "def b(float(N) x) -> (y) { y(i) = x(i) * 2.0 }");
+    tc_program_free(NULL);
+    tc_plan_free(NULL);
+    tc_pool_free(NULL);
+    CHECK(tc_program_num_defs(NULL) == 0);
+    CHECK(tc_program_find(NULL, "a") == -1);
+    CHECK(tc_program_ir(NULL, 0) == NULL);
+    CHECK(tc_program_num_warnings(NULL) == 0);
+    CHECK(tc_program_warning(NULL, 0) == NULL);
+    CHECK(tc_program_source(NULL) == NULL);
+    if (!p) return;
+    CHECK(tc_program_num_defs(p) == 2);
+    CHECK(tc_program_find(p, "a") == 0 && tc_program_find(p, "b") == 1);
+    CHECK(tc_program_find(p, NULL) == 1); /* default: the last def */
+    CHECK(tc_program_find(p, "nope") == -1 && tc_program_find(p, "") == -1);
+    CHECK(tc_program_ir(p, -1) == NULL && tc_program_ir(p, 2) == NULL);
+    CHECK(tc_program_ir(p, 0) != NULL && strcmp(tc_program_ir(p, 0)->name, "a") == 0);
+    CHECK(tc_program_warning(p, -1) == NULL);
+    CHECK(tc_program_warning(p, tc_program_num_warnings(p)) == NULL);
+    CHECK(tc_program_source(p) != NULL && strstr(tc_program_source(p), "def b") != NULL);
+    CHECK(tc_disasm(p, 0, NULL, 0) > 0);
+    CHECK(tc_ir_format_loops(tc_program_ir(p, 1), NULL, 0) > 0);
+    {
+        char buf[8];
+        int n = tc_ir_format_loops(tc_program_ir(p, 1), buf, sizeof buf);
+        CHECK(n >= (int)sizeof buf && strlen(buf) == sizeof buf - 1); /* truncated, terminated */
+        n = tc_disasm(p, 5, buf, sizeof buf);
+        CHECK(n == 0 || strlen(buf) < sizeof buf);
+    }
+    tc_program_free(p);
+}
+
+static void test_tables(void) {
+    int i;
+    tc_dtype t;
+    for (i = 0; i < TC_STATUS_COUNT; i++) {
+        CHECK(strncmp(tc_status_name((tc_status)i), "TC_", 3) == 0);
+        CHECK(tc_status_message((tc_status)i)[0] != 0);
+    }
+    CHECK(tc_status_name(TC_STATUS_COUNT) != NULL && tc_status_name((tc_status)-1) != NULL);
+    CHECK(tc_status_message(TC_STATUS_COUNT) != NULL);
+    CHECK(tc_dtype_name(TC_DTYPE_COUNT) == NULL && tc_dtype_name((tc_dtype)-1) == NULL);
+    CHECK(tc_dtype_size(TC_DTYPE_COUNT) == 0 && tc_dtype_npy(TC_DTYPE_COUNT) == NULL);
+    CHECK(tc_dtype_from_name("half", &t) && t == TC_FLOAT16);
+    CHECK(tc_dtype_from_name("double", &t) && t == TC_FLOAT64);
+    CHECK(!tc_dtype_from_name("nope", &t) && !tc_dtype_from_name(NULL, &t));
+    CHECK(tc_dtype_from_name("uint64", NULL));
+    CHECK(tc_builtin_name(TC_BUILTIN_COUNT) == NULL && tc_builtin_arity(TC_BUILTIN_COUNT) == -1);
+    CHECK(tc_version() == TC_VERSION_NUM);
+}
+
+static void test_run_misuse(void) {
+    tc_program *p = api_compile(mm_src);
+    tc_tensor in[3], out[2];
+    float obuf[8];
+    tc_run_desc rd;
+    tc_error err;
+    if (!p) return;
+    api_mm_tensors(in, out, obuf);
+    api_desc(&rd, in, 2, out, 1);
+    CHECK(tc_run(NULL, &rd, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_run(p, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_run(NULL, NULL, NULL) == TC_ERR_INVALID_ARGUMENT);
+    api_poison(obuf, 8);
+    rd.inputs = NULL;
+    CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
+    rd.inputs = in;
+    rd.n_inputs = 1;
+    CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
+    rd.n_inputs = 3;
+    in[2] = in[1];
+    CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
+    rd.n_inputs = -1;
+    CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
+    rd.n_inputs = 2;
+    rd.outputs = NULL;
+    CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT);
+    rd.outputs = out;
+    rd.n_outputs = 0;
+    CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
+    rd.n_outputs = 2;
+    out[1] = out[0];
+    CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
+    rd.n_outputs = 1;
+    rd.entry = "nope";
+    CHECKF(tc_run(p, &rd, &err) != TC_OK && api_untouched(obuf, 8) && strstr(err.msg, "nope"),
+           "unknown entry: %s", err.msg);
+    rd.entry = "mm";
+    CHECK(tc_run(p, &rd, NULL) == TC_OK && obuf[0] == 1 && obuf[5] == 5); /* err optional */
+    tc_program_free(p);
+}
+
+/* Wrong dtypes, ranks and shapes: statuses, messages naming the tensor,
+   and the caller's output untouched. */
+static void test_wrong_tensors(void) {
+    tc_program *p = api_compile(mm_src);
+    tc_tensor in[2], out[1];
+    float obuf[8];
+    tc_run_desc rd;
+    tc_error err;
+    tc_status st;
+    if (!p) return;
+#define API_TRY(setup, want, name)                                                               \
+    do {                                                                                         \
+        api_mm_tensors(in, out, obuf);                                                           \
+        api_poison(obuf, 8);                                                                     \
+        setup;                                                                                   \
+        api_desc(&rd, in, 2, out, 1);                                                            \
+        memset(&err, 0, sizeof err);                                                             \
+        st = tc_run(p, &rd, &err);                                                               \
+        CHECKF(st == (want), "%s: got %s (%s)", #setup, tc_status_name(st), err.msg);            \
+        CHECKF(api_untouched(obuf, 8), "%s: output written", #setup);                           \
+        CHECKF(err.code == st && strstr(err.msg, name), "%s: message does not name %s: %s",     \
+               #setup, name, err.msg);                                                           \
+    } while (0)
+    API_TRY(in[0].dtype = TC_FLOAT64, TC_ERR_TYPE, "Alpha");
+    API_TRY(in[1].dtype = TC_INT32, TC_ERR_TYPE, "Beta");
+    API_TRY(in[0].dtype = (tc_dtype)99, TC_ERR_TYPE, "Alpha");
+    API_TRY(in[0].rank = 3, TC_ERR_SHAPE, "Alpha");
+    API_TRY(in[1].rank = 1, TC_ERR_SHAPE, "Beta");
+    API_TRY(in[0].rank = -1, TC_ERR_SHAPE, "Alpha");
+    API_TRY(in[0].rank = TC_MAX_RANK + 1, TC_ERR_SHAPE, "Alpha");
+    API_TRY(in[1].shape[0] = 4, TC_ERR_SHAPE, "Beta");  /* K: 3 vs 4 */
+    API_TRY(in[0].shape[1] = -3, TC_ERR_SHAPE, "Alpha");
+    API_TRY(in[1].data = NULL, TC_ERR_INVALID_ARGUMENT, "Beta");
+    API_TRY(out[0].dtype = TC_FLOAT64, TC_ERR_TYPE, "Gamma");
+    API_TRY(out[0].rank = 1, TC_ERR_SHAPE, "Gamma");
+    API_TRY(out[0].shape[1] = 5, TC_ERR_SHAPE, "Gamma");
+#undef API_TRY
+    /* the size-variable message names both tensors */
+    api_mm_tensors(in, out, obuf);
+    in[1].shape[0] = 4;
+    api_desc(&rd, in, 2, out, 1);
+    st = tc_run(p, &rd, &err);
+    CHECKF(st == TC_ERR_SHAPE && strstr(err.msg, "Alpha") && strstr(err.msg, "Beta") &&
+               strstr(err.msg, "K"),
+           "size variable message: %s", err.msg);
+    /* an empty input with NULL data is fine: K = 0 gives zeros */
+    api_mm_tensors(in, out, obuf);
+    in[0].shape[1] = 0, in[1].shape[0] = 0, in[0].data = NULL, in[1].data = NULL;
+    api_poison(obuf, 8);
+    api_desc(&rd, in, 2, out, 1);
+    st = tc_run(p, &rd, &err);
+    CHECKF(st == TC_OK && obuf[0] == 0 && obuf[7] == 0, "K = 0: %s %s", tc_status_name(st), err.msg);
+    tc_program_free(p);
+}
+
+/* Failed run-time checks leave every caller output untouched. */
+static void test_untouched_on_failure(void) {
+    tc_program *p = api_compile(
+        "def two(float(N) B, float(M) C, float(K) D, int32(L) Idx) -> (E, A) {\n"
+        "    E(l) = B(Idx(l))\n"
+        "    A(i,j) = B(i) * C(i+j) * D(j)\n}\n");
+    float b[4] = {1, 2, 3, 4}, c[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, d[5] = {1, 2, 3, 4, 5};
+    int32_t idx[3] = {0, 3, 1};
+    float ebuf[3], abuf[20];
+    tc_tensor in[4], out[2];
+    tc_run_desc rd;
+    tc_error err;
+    tc_status st;
+    if (!p) return;
+    memset(in, 0, sizeof in);
+    memset(out, 0, sizeof out);
+    in[0].dtype = in[1].dtype = in[2].dtype = TC_FLOAT32, in[3].dtype = TC_INT32;
+    in[0].rank = in[1].rank = in[2].rank = in[3].rank = 1;
+    in[0].shape[0] = 4, in[1].shape[0] = 9, in[2].shape[0] = 5, in[3].shape[0] = 3;
+    in[0].data = b, in[1].data = c, in[2].data = d, in[3].data = idx;
+    out[0].dtype = out[1].dtype = TC_FLOAT32;
+    out[0].rank = 1, out[0].shape[0] = 3, out[0].data = ebuf;
+    out[1].rank = 2, out[1].shape[0] = 4, out[1].shape[1] = 5, out[1].data = abuf;
+    api_desc(&rd, in, 4, out, 2);
+    api_poison(ebuf, 3), api_poison(abuf, 20);
+    st = tc_run(p, &rd, &err);
+    CHECKF(st == TC_OK && ebuf[1] == 4 && abuf[19] == 20, "valid run: %s", err.msg);
+    /* precondition: C too short for i + j */
+    in[1].shape[0] = 7;
+    api_poison(ebuf, 3), api_poison(abuf, 20);
+    st = tc_run(p, &rd, &err);
+    CHECKF(st == TC_ERR_BOUNDS && api_untouched(ebuf, 3) && api_untouched(abuf, 20),
+           "precondition: %s %s", tc_status_name(st), err.msg);
+    CHECKF(strstr(err.msg, "C") != NULL, "precondition message: %s", err.msg);
+    /* gather out of range */
+    in[1].shape[0] = 9;
+    idx[1] = 4;
+    api_poison(ebuf, 3), api_poison(abuf, 20);
+    st = tc_run(p, &rd, &err);
+    CHECKF(st == TC_ERR_BOUNDS && strstr(err.msg, "B"), "gather: %s %s", tc_status_name(st), err.msg);
+    CHECKF(api_untouched(ebuf, 3) && api_untouched(abuf, 20), "gather failure wrote outputs");
+    idx[1] = -1;
+    st = tc_run(p, &rd, &err);
+    CHECKF(st == TC_ERR_BOUNDS, "negative gather: %s %s", tc_status_name(st), err.msg);
+    /* second output with a wrong shape: the first stays untouched */
+    idx[1] = 3;
+    out[1].shape[1] = 4;
+    api_poison(ebuf, 3), api_poison(abuf, 20);
+    st = tc_run(p, &rd, &err);
+    CHECKF(st == TC_ERR_SHAPE && api_untouched(ebuf, 3) && api_untouched(abuf, 20), "%s %s",
+           tc_status_name(st), err.msg);
+    tc_program_free(p);
+}
+
+static void test_declared_and_negative(void) {
+    tc_program *p = api_compile(
+        "def dec(float(N) x, float(M) u) -> (float(M) y, z) { y(i) = x(i)\n z(i) = u(i) }");
+    tc_program *q = api_compile(
+        "def conv(float(H) I, float(KH) Wt) -> (Out) { Out(h) +=! I(h + k) * Wt(k) }");
+    float x[4] = {1, 2, 3, 4}, w[6] = {0};
+    tc_tensor in[2], out[2];
+    tc_run_desc rd;
+    tc_error err;
+    tc_status st;
+    memset(in, 0, sizeof in);
+    memset(out, 0, sizeof out);
+    in[0].dtype = in[1].dtype = TC_FLOAT32, in[0].rank = in[1].rank = 1;
+    in[0].shape[0] = 4, in[0].data = x, in[1].shape[0] = 6, in[1].data = w;
+    if (p) { /* y's declared extent M (6) differs from the inferred N (4) */
+        api_desc(&rd, in, 2, out, 2);
+        st = tc_run(p, &rd, &err);
+        CHECKF(st != TC_OK && strstr(err.msg, "y"), "declared dims: %s %s", tc_status_name(st), err.msg);
+        CHECK(out[0].data == NULL && out[1].data == NULL);
+    }
+    if (q) { /* kernel larger than the input: a negative extent naming Out */
+        api_desc(&rd, in, 2, out, 1);
+        st = tc_run(q, &rd, &err);
+        CHECKF(st == TC_ERR_SHAPE && strstr(err.msg, "Out"), "negative extent: %s %s",
+               tc_status_name(st), err.msg);
+        CHECK(out[0].data == NULL);
+        memset(out, 0, sizeof out);
+        st = tc_infer_shapes(q, NULL, in, 2, out, 1, &err);
+        CHECK(st == TC_ERR_SHAPE);
+    }
+    tc_program_free(p);
+    tc_program_free(q);
+}
+
+static void test_infer_misuse(void) {
+    tc_program *p = api_compile(mm_src);
+    tc_tensor in[2], out[2];
+    float obuf[8];
+    tc_error err;
+    if (!p) return;
+    api_mm_tensors(in, out, obuf);
+    memset(out, 0, sizeof out);
+    CHECK(tc_infer_shapes(NULL, NULL, in, 2, out, 1, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_infer_shapes(p, NULL, NULL, 2, out, 1, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_infer_shapes(p, NULL, in, 2, NULL, 1, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_infer_shapes(p, NULL, in, 1, out, 1, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_infer_shapes(p, NULL, in, 2, out, 2, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_infer_shapes(p, "nope", in, 2, out, 1, &err) != TC_OK);
+    CHECK(tc_infer_shapes(p, NULL, in, 2, out, 1, NULL) == TC_OK);
+    CHECK(out[0].dtype == TC_FLOAT32 && out[0].rank == 2 && out[0].shape[0] == 2 &&
+          out[0].shape[1] == 4 && out[0].data == NULL);
+    in[1].shape[0] = 5;
+    CHECK(tc_infer_shapes(p, NULL, in, 2, out, 1, &err) == TC_ERR_SHAPE);
+    tc_program_free(p);
+}
+
+static void test_plan_pool_misuse(void) {
+    tc_program *p = api_compile(mm_src);
+    tc_tensor in[2], out[1];
+    float obuf[8];
+    tc_run_desc rd;
+    tc_error err;
+    tc_plan *plan = (tc_plan *)&rd;
+    tc_pool *pool = (tc_pool *)&rd;
+    int64_t sx[64];
+    if (!p) return;
+    api_mm_tensors(in, out, obuf);
+    api_desc(&rd, in, 2, out, 1);
+    CHECK(tc_plan_create(NULL, &rd, &plan, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_plan_create(p, NULL, &plan, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_plan_create(p, &rd, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_plan_run(NULL, &rd, &err) == TC_ERR_INVALID_ARGUMENT);
+    plan = NULL;
+    CHECK(tc_plan_create(p, &rd, &plan, &err) == TC_OK && plan);
+    if (plan) {
+        CHECK(tc_plan_run(plan, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
+        api_poison(obuf, 8);
+        in[0].shape[0] = 1; /* other shapes than the plan's */
+        CHECK(tc_plan_run(plan, &rd, &err) != TC_OK && api_untouched(obuf, 8));
+        in[0].shape[0] = 2;
+        CHECK(tc_plan_run(plan, &rd, &err) == TC_OK && obuf[5] == 5);
+        tc_plan_free(plan);
+    }
+    CHECK(tc_pool_create(0, NULL, &pool, &err) == TC_ERR_INVALID_ARGUMENT && pool == NULL);
+    pool = (tc_pool *)&rd;
+    CHECK(tc_pool_create(-3, NULL, &pool, &err) == TC_ERR_INVALID_ARGUMENT && pool == NULL);
+    CHECK(tc_pool_create(TC_MAX_THREADS + 1, NULL, &pool, &err) != TC_OK && pool == NULL);
+    CHECK(tc_pool_create(2, NULL, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_pool_create(1, NULL, &pool, &err) == TC_OK && tc_pool_num_threads(pool) == 1);
+    tc_pool_free(pool);
+    CHECK(tc_bind_sizes(NULL, 0, in, 2, sx, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_bind_sizes(p, 7, in, 2, sx, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_bind_sizes(p, 0, in, 2, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
+    CHECK(tc_bind_sizes(p, 0, in, 2, sx, &err) == TC_OK);
+    CHECK(tc_sx_eval(NULL, NULL, NULL, sx, &err) == TC_ERR_INVALID_ARGUMENT);
+    tc_program_free(p);
+}
+
+static void test_error_format(void) {
+    const char *src = "def f(float(N) a) -> (b) {\n    b(i) = a(i) +* 2\n}\n";
+    tc_compile_desc cd;
+    tc_program *p = NULL;
+    tc_error err, plain;
+    char buf[512], small[16];
+    int n, n2, k;
+    const char *l2, *l3;
+    memset(&cd, 0, sizeof cd);
+    cd.source = src;
+    CHECK(tc_compile(&cd, &p, &err) == TC_ERR_SYNTAX && p == NULL);
+    CHECKF(err.line == 2 && err.col >= 5, "position %d:%d", err.line, err.col);
+    n = tc_error_format(&err, "x.tc", src, buf, sizeof buf);
+    CHECK(n == (int)strlen(buf));
+    snprintf(small, sizeof small, "x.tc:2:%d:", err.col);
+    CHECKF(strncmp(buf, small, strlen(small)) == 0 && strstr(buf, "error:"), "%s", buf);
+    l2 = strchr(buf, '\n');
+    l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+    CHECKF(l2 && strncmp(l2 + 1, "    b(i) = a(i) +* 2\n", 21) == 0, "%s", buf);
+    if (l3) { /* caret under the column */
+        for (k = 0; k < err.col - 1 && l3[1 + k] == ' '; k++) {}
+        CHECKF(k == err.col - 1 && l3[1 + k] == '^', "caret: %s", buf);
+    } else {
+        CHECK(l3 != NULL);
+    }
+    CHECK(tc_error_format(&err, "x.tc", src, NULL, 0) == n);
+    n2 = tc_error_format(&err, "x.tc", src, small, sizeof small);
+    CHECK(n2 == n && strlen(small) == sizeof small - 1);
+    CHECK(tc_error_format(&err, NULL, src, buf, sizeof buf) > 0 && strncmp(buf, "<tc>:2:", 7) == 0);
+    n = tc_error_format(&err, "x.tc", NULL, buf, sizeof buf); /* no source: one line */
+    CHECK(n > 0 && strchr(buf, '\n') == buf + n - 1);
+    CHECK(tc_error_format(NULL, "x.tc", src, buf, sizeof buf) == 0);
+    memset(&plain, 0, sizeof plain);
+    plain.code = TC_ERR_SHAPE;
+    strcpy(plain.msg, "shape mismatch");
+    n = tc_error_format(&plain, "x.tc", src, buf, sizeof buf); /* line 0: no caret */
+    CHECKF(n > 0 && strstr(buf, "shape mismatch") && !strchr(buf, '^'), "%s", buf);
+    /* errors from every phase carry line:col */
+    cd.source = "def f(float(N) a) -> (b) {\n  b(i) = c(i)\n}";
+    CHECK(tc_compile(&cd, &p, &err) == TC_ERR_NAME && err.line == 2 && err.col == 10);
+    cd.source = "def f(float(N) a) -> (b) {\n  b(i) +=! a(i + j)\n}";
+    CHECK(tc_compile(&cd, &p, &err) == TC_ERR_RANGE && err.line == 2);
+    CHECKF(strstr(err.msg, "j") && strstr(err.msg, "where"), "range error: %s", err.msg);
+}
+
+int main(void) {
+    RUN(test_compile_misuse);
+    RUN(test_queries_misuse);
+    RUN(test_tables);
+    RUN(test_run_misuse);
+    RUN(test_wrong_tensors);
+    RUN(test_untouched_on_failure);
+    RUN(test_declared_and_negative);
+    RUN(test_infer_misuse);
+    RUN(test_plan_pool_misuse);
+    RUN(test_error_format);
+    return th_report();
+}

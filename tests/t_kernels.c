@@ -1,0 +1,435 @@
+/* t_kernels: every kernel family of the execution issue, run by the VM
+   (one thread, pools of 2 and 3, a plan) and by the naive reference
+   evaluator (tests/ref_eval.h) on fixed-seed random inputs. Integers and
+   element-wise float work must match exactly, float reductions within a
+   relative tolerance, builtins within a few ulp; thread counts and plans
+   must match the single-threaded run bitwise. */
+#define _DEFAULT_SOURCE
+#define TC_IMPLEMENTATION
+#include "tc.h"
+#include "harness.h"
+#include "ref_eval.h"
+#include "kernel_cases.h"
+
+#define KC_MAX_OUT 16
+
+static tc_pool *g_pool2, *g_pool3;
+
+static tc_program *kc_compile(const char *src, const char *what) {
+    tc_compile_desc cd;
+    tc_program *p = NULL;
+    tc_error err;
+    tc_status st;
+    char buf[1024];
+    memset(&cd, 0, sizeof cd);
+    cd.source = src;
+    cd.name = what;
+    st = tc_compile(&cd, &p, &err);
+    if (st != TC_OK) tc_error_format(&err, what, src, buf, sizeof buf);
+    CHECKF(st == TC_OK && p, "%s: compile failed: %s: %s", what, tc_status_name(st),
+           st != TC_OK ? buf : "");
+    return st == TC_OK ? p : NULL;
+}
+
+static tc_status kc_vm(const tc_program *p, const tc_tensor *in, int n_in, tc_tensor *out,
+                       int n_out, tc_pool *pool, tc_error *err) {
+    tc_run_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.inputs = in;
+    rd.n_inputs = n_in;
+    rd.outputs = out;
+    rd.n_outputs = n_out;
+    rd.pool = pool;
+    return tc_run(p, &rd, err);
+}
+
+/* Caller buffers shaped like `like`: copies of `pre` when given, else zeroed. */
+static void kc_buffers(const tc_tensor *like, const tc_tensor *pre, tc_tensor *out, int n) {
+    int i;
+    for (i = 0; i < n; i++) {
+        if (pre) out[i] = kc_copy(&pre[i]);
+        else {
+            out[i] = like[i];
+            out[i].data = calloc((size_t)ref_numel(&like[i]) + 1, tc_dtype_size(like[i].dtype));
+        }
+    }
+}
+
+static void kc_free_vm(const tc_program *p, tc_tensor *t, int n) {
+    int i;
+    for (i = 0; i < n; i++) tc_tensor_free(p, &t[i]);
+}
+
+/* tc_infer_shapes agrees with the reference's shapes. */
+static void kc_check_infer(const tc_program *p, const kc_case *k, const tc_tensor *in, int n_in,
+                           const tc_tensor *want, int n_out) {
+    tc_tensor sh[KC_MAX_OUT];
+    tc_error err;
+    tc_status st;
+    int i, same = 1;
+    memset(sh, 0, sizeof sh);
+    st = tc_infer_shapes(p, NULL, in, n_in, sh, n_out, &err);
+    for (i = 0; st == TC_OK && i < n_out; i++) same &= kc_same_shape(&sh[i], &want[i]);
+    CHECKF(st == TC_OK && same, "%s (%s): tc_infer_shapes: %s %s", k->family, k->sizes,
+           tc_status_name(st), st ? err.msg : "shapes differ from the reference");
+}
+
+/* Runs the VM with a pool or through a plan and compares bitwise with `got`. */
+static void kc_check_same(const tc_program *p, const kc_case *k, const tc_tensor *in, int n_in,
+                          const tc_tensor *got, const tc_tensor *pre, int n_out, tc_pool *pool,
+                          int use_plan) {
+    tc_tensor o[KC_MAX_OUT];
+    tc_error err;
+    tc_status st;
+    int i, same = 1;
+    kc_buffers(got, pre, o, n_out);
+    if (use_plan) {
+        tc_plan *plan = NULL;
+        tc_run_desc rd;
+        memset(&rd, 0, sizeof rd);
+        rd.inputs = in;
+        rd.n_inputs = n_in;
+        rd.outputs = o;
+        rd.n_outputs = n_out;
+        st = tc_plan_create(p, &rd, &plan, &err);
+        if (st == TC_OK) st = tc_plan_run(plan, &rd, &err);
+        tc_plan_free(plan);
+    } else {
+        st = kc_vm(p, in, n_in, o, n_out, pool, &err);
+    }
+    for (i = 0; st == TC_OK && i < n_out; i++) same &= kc_bitwise_equal(&o[i], &got[i]);
+    CHECKF(st == TC_OK && same, "%s (%s): %s differs from one thread: %s %s", k->family, k->sizes,
+           use_plan ? "plan" : pool == g_pool2 ? "2 threads" : "3 threads", tc_status_name(st),
+           st ? err.msg : "");
+    kc_free_tensors(o, n_out);
+}
+
+/* Compares every output of the VM with the reference's. */
+static void kc_check_outputs(const kc_case *k, const tc_ir_def *d, const tc_tensor *got,
+                             const tc_tensor *want, int n_out) {
+    char why[256];
+    int i;
+    for (i = 0; i < n_out; i++) {
+        int ok = kc_compare(&got[i], &want[i], k->tol, why, sizeof why);
+        CHECKF(ok, "%s (%s): output %s: %s", k->family, k->sizes,
+               d->tensors[d->n_inputs + i].name, why);
+    }
+}
+
+static void kc_run_case(const kc_case *k) {
+    tc_program *p = kc_compile(k->src, k->family);
+    const tc_ir_def *d;
+    tc_tensor in[16], want[KC_MAX_OUT], pre[KC_MAX_OUT], got[KC_MAX_OUT];
+    tc_error err;
+    tc_status st;
+    char why[512];
+    kc_rng rng;
+    int n_in, n_out;
+    if (!p) return;
+    d = tc_program_ir(p, tc_program_find(p, NULL));
+    n_in = d->n_inputs;
+    n_out = d->n_outputs;
+    rng.s = 12345 + (uint64_t)strlen(k->src) * 7 + (uint64_t)strlen(k->sizes);
+    memset(want, 0, sizeof want);
+    memset(got, 0, sizeof got);
+    if (!kc_make_inputs(d, k->sizes, k->ranges, &rng, in, why, sizeof why)) {
+        CHECKF(0, "%s: %s", k->family, why);
+        tc_program_free(p);
+        return;
+    }
+    st = ref_run(p, NULL, in, n_in, want, n_out, why, sizeof why);
+    CHECKF(st == TC_OK, "%s (%s): reference failed: %s", k->family, k->sizes, why);
+    if (st == TC_OK) {
+        kc_check_infer(p, k, in, n_in, want, n_out);
+        if (k->accumulate) { /* prefilled caller buffers: both add to the same contents */
+            int i;
+            kc_buffers(want, NULL, pre, n_out);
+            for (i = 0; i < n_out; i++) kc_fill(&pre[i], 0.5, 1.5, 0, &rng);
+            kc_free_tensors(want, n_out);
+            kc_buffers(pre, pre, want, n_out);
+            st = ref_run(p, NULL, in, n_in, want, n_out, why, sizeof why);
+            CHECKF(st == TC_OK, "%s: reference (accumulate) failed: %s", k->family, why);
+            kc_buffers(pre, pre, got, n_out);
+        }
+        st = kc_vm(p, in, n_in, got, n_out, NULL, &err);
+        CHECKF(st == TC_OK, "%s (%s): tc_run: %s: %s", k->family, k->sizes, tc_status_name(st),
+               err.msg);
+        if (st == TC_OK) {
+            kc_check_outputs(k, d, got, want, n_out);
+            kc_check_same(p, k, in, n_in, got, k->accumulate ? pre : NULL, n_out, g_pool2, 0);
+            kc_check_same(p, k, in, n_in, got, k->accumulate ? pre : NULL, n_out, g_pool3, 0);
+            kc_check_same(p, k, in, n_in, got, k->accumulate ? pre : NULL, n_out, NULL, 1);
+        }
+        if (k->accumulate) {
+            kc_free_tensors(pre, n_out);
+            kc_free_tensors(got, n_out);
+        } else {
+            kc_free_vm(p, got, n_out);
+        }
+        ref_free_outputs(want, n_out);
+    }
+    kc_free_tensors(in, n_in);
+    tc_program_free(p);
+}
+
+static void test_families(void) {
+    int i;
+    for (i = 0; i < KC_N_CASES; i++) {
+        th_current = kc_cases[i].family;
+        kc_run_case(&kc_cases[i]);
+    }
+}
+
+/* ---- every builtin, float32 and float64, on a domain where it is defined ---- */
+typedef struct kc_builtin_case {
+    const char *name;
+    int arity;
+    const char *ranges; /* x0 x1 x2 x3 */
+    int exact;          /* IEEE-exact operations must match bitwise */
+} kc_builtin_case;
+
+static const kc_builtin_case kc_builtins[] = {
+    {"acos", 1, "x0=-0.99:0.99", 0}, {"acosh", 1, "x0=1:5", 0},
+    {"asin", 1, "x0=-0.99:0.99", 0}, {"asinh", 1, "x0=-5:5", 0},
+    {"atan", 1, "x0=-5:5", 0}, {"atanh", 1, "x0=-0.95:0.95", 0},
+    {"cbrt", 1, "x0=-10:10", 0}, {"ceil", 1, "x0=-10:10", 1},
+    {"cos", 1, "x0=-6:6", 0}, {"cosh", 1, "x0=-5:5", 0},
+    {"cospi", 1, "x0=-3:3", 0}, {"cyl_bessel_i0", 1, "x0=-5:5", 0},
+    {"cyl_bessel_i1", 1, "x0=-5:5", 0}, {"erf", 1, "x0=-3:3", 0},
+    {"erfc", 1, "x0=-3:3", 0}, {"erfcinv", 1, "x0=0.05:1.95", 0},
+    {"erfcx", 1, "x0=-2:5", 0}, {"erfinv", 1, "x0=-0.95:0.95", 0},
+    {"exp", 1, "x0=-10:10", 0}, {"exp10", 1, "x0=-4:4", 0},
+    {"exp2", 1, "x0=-10:10", 0}, {"expm1", 1, "x0=-3:3", 0},
+    {"fabs", 1, "x0=-10:10", 1}, {"floor", 1, "x0=-10:10", 1},
+    {"j0", 1, "x0=-10:10", 0}, {"j1", 1, "x0=-10:10", 0},
+    {"lgamma", 1, "x0=0.1:6", 0}, {"log", 1, "x0=0.01:10", 0},
+    {"log10", 1, "x0=0.01:10", 0}, {"log1p", 1, "x0=-0.9:10", 0},
+    {"log2", 1, "x0=0.01:10", 0}, {"logb", 1, "x0=0.01:1000", 1},
+    {"normcdf", 1, "x0=-5:5", 0}, {"normcdfinv", 1, "x0=0.02:0.98", 0},
+    {"rcbrt", 1, "x0=0.1:10", 0}, {"round", 1, "x0=-10:10", 1},
+    {"rsqrt", 1, "x0=0.01:10", 0}, {"sin", 1, "x0=-6:6", 0},
+    {"sinh", 1, "x0=-5:5", 0}, {"sinpi", 1, "x0=-3:3", 0},
+    {"sqrt", 1, "x0=0:100", 1}, {"tan", 1, "x0=-1.4:1.4", 0},
+    {"tanh", 1, "x0=-5:5", 0}, {"tgamma", 1, "x0=0.1:6", 0},
+    {"trunc", 1, "x0=-10:10", 1}, {"y0", 1, "x0=0.1:10", 0},
+    {"y1", 1, "x0=0.1:10", 0}, {"atan2", 2, "x0=-3:3 x1=-3:3", 0},
+    {"copysign", 2, "x0=-3:3 x1=-3:3", 1}, {"fdim", 2, "x0=-3:3 x1=-3:3", 1},
+    {"fdivide", 2, "x0=-3:3 x1=0.5:3", 0}, {"fmax", 2, "x0=-3:3 x1=-3:3", 1},
+    {"fmin", 2, "x0=-3:3 x1=-3:3", 1}, {"fmod", 2, "x0=-10:10 x1=0.5:3", 1},
+    {"hypot", 2, "x0=-5:5 x1=-5:5", 0}, {"nextafter", 2, "x0=-3:3 x1=-3:3", 1},
+    {"pow", 2, "x0=0.1:5 x1=-3:3", 0}, {"remainder", 2, "x0=-10:10 x1=0.5:3", 1},
+    {"rhypot", 2, "x0=-5:5 x1=-5:5", 0}, {"fma", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 1},
+    {"norm3d", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 0}, {"rnorm3d", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 0},
+    {"norm4d", 4, "x0=-3:3 x1=-3:3 x2=-3:3 x3=-3:3", 0},
+    {"rnorm4d", 4, "x0=-3:3 x1=-3:3 x2=-3:3 x3=-3:3", 0},
+};
+
+static void test_builtins(void) {
+    int i, t, covered[TC_BUILTIN_COUNT];
+    memset(covered, 0, sizeof covered);
+    for (i = 0; i < (int)(sizeof kc_builtins / sizeof kc_builtins[0]); i++) {
+        const kc_builtin_case *b = &kc_builtins[i];
+        for (t = 0; t < 2; t++) {
+            char src[512], fam[64];
+            const char *ty = t ? "double" : "float";
+            kc_case k;
+            int a, n = snprintf(src, sizeof src, "def b_%s(", b->name);
+            for (a = 0; a < b->arity; a++)
+                n += snprintf(src + n, sizeof src - (size_t)n, "%s%s(N) x%d", a ? ", " : "", ty, a);
+            n += snprintf(src + n, sizeof src - (size_t)n, ") -> (o) { o(i) = %s(", b->name);
+            for (a = 0; a < b->arity; a++)
+                n += snprintf(src + n, sizeof src - (size_t)n, "%sx%d(i)", a ? ", " : "", a);
+            snprintf(src + n, sizeof src - (size_t)n, ") }");
+            snprintf(fam, sizeof fam, "builtin-%s-%s", b->name, ty);
+            k.family = fam;
+            k.src = src;
+            k.sizes = "N=300";
+            k.ranges = b->ranges;
+            k.tol = b->exact ? KC_EXACT : KC_LOOSE;
+            k.accumulate = 0;
+            th_current = fam;
+            kc_run_case(&k);
+        }
+        for (t = 0; t < TC_BUILTIN_COUNT; t++)
+            if (strcmp(tc_builtin_name((tc_builtin)t), b->name) == 0) covered[t] = 1;
+    }
+    for (t = 0; t < TC_BUILTIN_COUNT; t++)
+        CHECKF(covered[t], "builtin %s has no test", tc_builtin_name((tc_builtin)t));
+    {   /* integer arguments are converted to float32; mixed widths give double */
+        static const kc_case mixed[] = {
+            {"builtin-int-arg", "def bi(int32(N) k) -> (o) { o(i) = sqrt(k(i)) }", "N=50", "k=0:1000",
+             KC_EXACT, 0},
+            {"builtin-mixed", "def bm(double(N) a, float(N) b) -> (o) { o(i) = pow(a(i), b(i)) }",
+             "N=50", "a=0.5:2 b=-2:2", KC_LOOSE, 0},
+        };
+        for (i = 0; i < 2; i++) {
+            th_current = mixed[i].family;
+            kc_run_case(&mixed[i]);
+        }
+    }
+}
+
+/* ---- inputs with strides: run and match, or rejected with a clear error ---- */
+static void test_strided_input(void) {
+    tc_program *p = kc_compile(KC_MM, "strided");
+    tc_tensor in[2], want[1], got[1];
+    int64_t st_a[2];
+    tc_error err;
+    tc_status st;
+    char why[256];
+    kc_rng rng = {99};
+    float *abuf;
+    if (!p) return;
+    memset(in, 0, sizeof in);
+    memset(want, 0, sizeof want);
+    memset(got, 0, sizeof got);
+    /* A (5x7) as the transpose of a 7x5 buffer */
+    in[0].dtype = in[1].dtype = TC_FLOAT32;
+    in[0].rank = in[1].rank = 2;
+    in[0].shape[0] = 5, in[0].shape[1] = 7;
+    in[1].shape[0] = 7, in[1].shape[1] = 4;
+    abuf = (float *)malloc(35 * sizeof(float));
+    in[0].data = abuf;
+    in[1].data = malloc(28 * sizeof(float));
+    kc_fill(&in[0], -1, 1, 0, &rng);
+    kc_fill(&in[1], -1, 1, 0, &rng);
+    st_a[0] = 1;
+    st_a[1] = 5;
+    in[0].strides = st_a;
+    st = ref_run(p, NULL, in, 2, want, 1, why, sizeof why);
+    CHECKF(st == TC_OK, "reference: %s", why);
+    st = kc_vm(p, in, 2, got, 1, NULL, &err);
+    CHECKF(st == TC_OK || st == TC_ERR_UNSUPPORTED || st == TC_ERR_INVALID_ARGUMENT,
+           "strided input: %s: %s", tc_status_name(st), err.msg);
+    if (st == TC_OK) CHECKF(kc_compare(&got[0], &want[0], KC_REDUCE, why, sizeof why), "%s", why);
+    else CHECKF(strstr(err.msg, "stride") != NULL, "rejection does not say why: %s", err.msg);
+    kc_free_vm(p, got, 1);
+    ref_free_outputs(want, 1);
+    kc_free_tensors(in, 2);
+    tc_program_free(p);
+}
+
+/* ---- run-time errors: both oracles fail, with the VM's status as specified ---- */
+static void kc_expect_error(const char *src, const char *sizes, const char *ranges,
+                            tc_status want, const char *what) {
+    tc_program *p = kc_compile(src, what);
+    tc_tensor in[8], o[KC_MAX_OUT];
+    const tc_ir_def *d;
+    tc_error err;
+    tc_status st, rst;
+    char why[256];
+    kc_rng rng = {7};
+    if (!p) return;
+    d = tc_program_ir(p, tc_program_find(p, NULL));
+    memset(o, 0, sizeof o);
+    if (kc_make_inputs(d, sizes, ranges, &rng, in, why, sizeof why)) {
+        rst = ref_run(p, NULL, in, d->n_inputs, o, d->n_outputs, why, sizeof why);
+        CHECKF(rst != TC_OK, "%s: the reference did not fail", what);
+        ref_free_outputs(o, d->n_outputs);
+        memset(&err, 0, sizeof err);
+        st = kc_vm(p, in, d->n_inputs, o, d->n_outputs, NULL, &err);
+        CHECKF(st == want, "%s: got %s (%s), want %s", what, tc_status_name(st), err.msg,
+               tc_status_name(want));
+        CHECKF(st == TC_OK || err.msg[0] != 0, "%s: no message", what);
+        if (st == TC_OK) kc_free_vm(p, o, d->n_outputs);
+        kc_free_tensors(in, d->n_inputs);
+    } else {
+        CHECKF(0, "%s: %s", what, why);
+    }
+    tc_program_free(p);
+}
+
+static void test_run_errors(void) {
+    kc_expect_error(KC_GATHER32, "V=10 D=3 L=20", "Idx=0:10", TC_ERR_BOUNDS, "gather past the end");
+    kc_expect_error(KC_GATHER64, "V=10 D=3 L=20", "Idx=-3:3", TC_ERR_BOUNDS, "gather below 0");
+    kc_expect_error("def pre(float(N) B, float(M) C, float(K) D) -> (A) { A(i,j) = B(i) * C(i+j) * D(j) }",
+                    "N=4 M=7 K=5", 0, TC_ERR_BOUNDS, "precondition");
+    kc_expect_error("def tile(float(N) x, int32 R) -> (y) { y(r,i) = x(i) where r in 0:R }", "N=3",
+                    "R=-2:-2", TC_ERR_SHAPE, "negative extent from a scalar");
+    kc_expect_error(KC_CONV, "N=1 C=1 H=1 W=5 O=1 KH=3 KW=2", 0, TC_ERR_SHAPE,
+                    "kernel larger than the input");
+}
+
+/* ---- the oracle itself, on hand-built IR: C(i,j) +=! A(i,k) * B(k,j) ---- */
+static void test_reference_self(void) {
+    /* sx: 0 M, 1 K, 2 N, 3 const 0 */
+    static const tc_sx sx[4] = {{TC_SX_VAR, 0, 0, 0}, {TC_SX_VAR, 0, 0, 1}, {TC_SX_VAR, 0, 0, 2},
+                                {TC_SX_CONST, 0, 0, 0}};
+    static const char *const vars[3] = {"M", "K", "N"};
+    static const int64_t ca[3] = {1, 0, 0}, cak[3] = {0, 0, 1}, cbk[3] = {0, 0, 1}, cb[3] = {0, 1, 0};
+    static const tc_ir_index ia[2] = {{1, ca, 3, 0}, {1, cak, 3, 0}};
+    static const tc_ir_index ib[2] = {{1, cbk, 3, 0}, {1, cb, 3, 0}};
+    static const tc_ir_loop loops[3] = {{"i", 3, 0, 0}, {"j", 3, 2, 0}, {"k", 3, 1, 1}};
+    tc_ir_tensor tens[3];
+    tc_ir_node nodes[3];
+    tc_ir_stmt stmt;
+    tc_ir_def d;
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[12], want[8];
+    tc_tensor in[2], out[1];
+    char why[256];
+    int i, j, k, ok = 1;
+    for (i = 0; i < 12; i++) b[i] = (float)(i * 0.5 - 2);
+    memset(tens, 0, sizeof tens);
+    memset(nodes, 0, sizeof nodes);
+    memset(&stmt, 0, sizeof stmt);
+    memset(&d, 0, sizeof d);
+    tens[0].name = "A", tens[0].dtype = TC_FLOAT32, tens[0].rank = 2, tens[0].extent[0] = 0,
+    tens[0].extent[1] = 1;
+    tens[1].name = "B", tens[1].dtype = TC_FLOAT32, tens[1].rank = 2, tens[1].extent[0] = 1,
+    tens[1].extent[1] = 2;
+    tens[2].name = "C", tens[2].dtype = TC_FLOAT32, tens[2].rank = 2, tens[2].extent[0] = 0,
+    tens[2].extent[1] = 2, tens[2].kind = TC_TENSOR_OUTPUT;
+    nodes[0].op = TC_IR_READ, nodes[0].dtype = TC_FLOAT32, nodes[0].tensor = 0, nodes[0].index = ia;
+    nodes[1].op = TC_IR_READ, nodes[1].dtype = TC_FLOAT32, nodes[1].tensor = 1, nodes[1].index = ib;
+    nodes[2].op = TC_IR_MUL, nodes[2].dtype = TC_FLOAT32, nodes[2].nargs = 2, nodes[2].args[0] = 0,
+    nodes[2].args[1] = 1;
+    stmt.tensor = 2, stmt.reduce = TC_REDUCE_SUM, stmt.init = 1, stmt.n_loops = 3, stmt.loops = loops;
+    stmt.n_nodes = 3, stmt.nodes = nodes, stmt.value = 2;
+    d.name = "mm", d.n_inputs = 2, d.n_outputs = 1, d.n_tensors = 3, d.tensors = tens;
+    d.n_sizevars = 3, d.sizevars = vars, d.n_sx = 4, d.sx = sx, d.n_stmts = 1, d.stmts = &stmt;
+    memset(in, 0, sizeof in);
+    memset(out, 0, sizeof out);
+    in[0].dtype = in[1].dtype = TC_FLOAT32;
+    in[0].rank = in[1].rank = 2;
+    in[0].shape[0] = 2, in[0].shape[1] = 3, in[0].data = a;
+    in[1].shape[0] = 3, in[1].shape[1] = 4, in[1].data = b;
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 4; j++) {
+            float s = 0;
+            for (k = 0; k < 3; k++) s += a[i * 3 + k] * b[k * 4 + j];
+            want[i * 4 + j] = s;
+        }
+    CHECKF(ref_run_def(&d, in, 2, out, 1, why, sizeof why) == TC_OK, "%s", why);
+    CHECK(out[0].rank == 2 && out[0].shape[0] == 2 && out[0].shape[1] == 4);
+    for (i = 0; out[0].data && i < 8; i++) ok &= ((float *)out[0].data)[i] == want[i];
+    CHECK(ok);
+    ref_free_outputs(out, 1);
+    in[1].shape[0] = 4; /* K bound to 3 and 4 */
+    CHECK(ref_run_def(&d, in, 2, out, 1, why, sizeof why) == TC_ERR_SHAPE);
+    /* float16 rounding: every half survives a round trip; ties go to even */
+    for (i = 0, ok = 1; i < 65536; i++) {
+        float f = ref_half_to_float((uint16_t)i);
+        if (f == f) ok &= ref_float_to_half(f) == (uint16_t)i;
+    }
+    CHECK(ok);
+    CHECK(ref_float_to_half(1.0f + 1.0f / 2048) == 0x3c00);
+    CHECK(ref_float_to_half(1.0f + 3.0f / 2048) == 0x3c02);
+    CHECK(ref_float_to_half(65519.0f) == 0x7bff && ref_float_to_half(65520.0f) == 0x7c00);
+    CHECK(ref_floordiv(-7, 2) == -4 && ref_floormod(-7, 2) == 1 && ref_floormod(7, -2) == -1);
+    CHECK(ref_floordiv(5, 0) == 0 && ref_floormod(5, 0) == 0);
+    CHECK(ref_wrap(TC_INT8, 200) == (uint64_t)-56 && ref_wrap(TC_UINT8, 300) == 44);
+}
+
+int main(void) {
+    tc_error err;
+    RUN(test_reference_self);
+    CHECKF(tc_pool_create(2, NULL, &g_pool2, &err) == TC_OK, "pool: %s", err.msg);
+    CHECKF(tc_pool_create(3, NULL, &g_pool3, &err) == TC_OK, "pool: %s", err.msg);
+    RUN(test_families);
+    RUN(test_builtins);
+    RUN(test_strided_input);
+    RUN(test_run_errors);
+    tc_pool_free(g_pool2);
+    tc_pool_free(g_pool3);
+    return th_report();
+}
