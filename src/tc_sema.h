@@ -14,11 +14,12 @@
      in C; comparisons, `?:` branches and min/max keep bool when both sides
      are bool. float16 is a type of values too (a float16 read is float16;
      float16 op float16 is float16) but its nodes compute in float32.
-     Literals are weak, like numpy's Python scalars: an integer literal
-     next to an integer or float operand takes that operand's type when
-     its value fits (uint8 + 1 is uint8, float64 * 2 is float64); a float
-     literal next to a float operand takes its type. Only a literal
-     adapts, not an expression of literals. A store converts implicitly
+     Literals follow SEMANTICS.md §1 and promote by §3: an integer literal
+     is int32 (int64 when it does not fit), a float literal float32, so
+     int8 + 1 is int32 and half * 2.0 is float32. One refinement: a float
+     literal that promotes to float64 keeps its exact decimal value (0.1 is
+     the double 0.1, not the float 0.1f widened), so exact double
+     constants can be written. A store converts implicitly
      only when nothing is lost by kind or width: bool -> anything, int ->
      wider int of the same signedness, unsigned -> wider signed, int ->
      any float, float -> wider float. Anything else needs a cast written as
@@ -40,7 +41,16 @@
      argument extents, with TC_CHECK_EQ checks where two must agree.
      Argument dtypes must match exactly.
    - The extent of an output with a declared type is the declared dim
-     (the inferred one is checked equal to it). */
+     (the inferred one is checked equal to it). When nothing else bounds a
+     left-hand index of its first write, the declared dim is its range.
+   - Reads inside a ?: branch may not happen, so they bound no range and
+     need no precondition: when their bounds are not provable they keep a
+     general index, which the back end checks per element where the branch
+     is taken (SEMANTICS.md §6: `(h >= P && h < H + P) ? I(h - P) : 0`).
+   - A read whose index is not affine (a gather, i * j, a size coefficient
+     like K * h) bounds no range and is checked per element: a warning.
+   - A precondition proven false at compile time is an error even if the
+     statement's domain might be empty. */
 
 #define TC__LIN_MAX 16          /* terms of a linear size expression we normalise */
 #define TC__SM_MAX_NODES (1 << 22)
@@ -149,7 +159,13 @@ typedef struct tc__sm_stmt {
     int in_exists;
     int depth;
     int target; /* the tensor written */
+    long work;  /* steps of the analyses that expand lets at each use (bounded) */
 } tc__sm_stmt;
+
+/* The affine and size analyses re-expand lets at every use, which is
+   exponential for chains like a = b + b, b = c + c, ...: past this budget
+   they give up (the index is then read through a general node). */
+#define TC__SM_WORK 100000
 
 /* ==== [tc:sxb] Size-expression DAG: hash-consed, simplified as built ===== */
 
@@ -540,7 +556,9 @@ TC__PRIVATE const char *tc__sm_sxstr(const tc__sema *S, int id, char *buf, size_
 TC__PRIVATE int tc__sm_builtin_id(const char *name) {
     int i;
     for (i = 0; i < TC_BUILTIN_COUNT; i++)
-        if (tc__builtins[i].name[0] == name[0] && strcmp(tc__builtins[i].name, name) == 0) return i;
+        if (tc__builtins[i].name[0] == name[0] && tc__builtins[i].name[1] == name[1] &&
+            strcmp(tc__builtins[i].name, name) == 0)
+            return i;
     return -1;
 }
 TC__PRIVATE int tc__sm_dtype(const char *name, tc_dtype *out) {
@@ -693,7 +711,8 @@ TC__PRIVATE int tc__sm_widens(tc_dtype from, tc_dtype to) {
     return !tc__dtype_is_signed(from) && tc__sm_fsize(to) > tc__sm_fsize(from);
 }
 
-/* A literal that adapts to the other operand (see the decisions above). */
+/* A literal, possibly negated: built after the other operand so a float
+   literal can see a float64 partner (tc__sm_literal). */
 TC__PRIVATE int tc__sm_is_literal(const tc__expr *e) {
     if (e->kind == TC__E_UNARY && (e->op == TC__T_MINUS || e->op == TC__T_PLUS) && e->nargs == 1)
         e = e->args[0];
@@ -755,17 +774,46 @@ TC__PRIVATE tc__sm_val tc__sm_const(tc__sm_stmt *st, tc_dtype t, int64_t iv, dou
     return tc__sm_mkval(id, t);
 }
 
-/* v converted to type t: a CAST node when the compute types differ. */
+/* A constant converted to t at compile time, or -1 when the conversion is
+   not exact-by-definition (float to integer stays a run-time CAST). */
+TC__PRIVATE int tc__sm_fold_const(tc__sm_stmt *st, const tc_ir_node *c, tc_dtype t) {
+    int64_t iv = c->ival;
+    double fv = c->fval;
+    tc_dtype from = c->dtype;
+    if (tc__dtype_is_float(from) && !tc__dtype_is_float(t) && t != TC_BOOL) return -1;
+    if (t == TC_BOOL) iv = tc__dtype_is_float(from) ? fv != 0.0 : iv != 0;
+    else if (tc__dtype_is_float(t) && !tc__dtype_is_float(from))
+        fv = tc__dtype_is_signed(from) || from == TC_BOOL ? (double)iv : (double)(uint64_t)iv;
+    else if (!tc__dtype_is_float(t)) { /* integer to integer: wrap to t's width */
+        size_t bits = tc__dtypes[t].size * 8;
+        uint64_t u = (uint64_t)iv;
+        if (bits < 64) {
+            u &= ((uint64_t)1 << bits) - 1;
+            if (tc__dtype_is_signed(t) && (u >> (bits - 1))) u |= ~(((uint64_t)1 << bits) - 1);
+        }
+        memcpy(&iv, &u, sizeof iv);
+    }
+    return tc__sm_const(st, t, iv, fv).node;
+}
+
+/* v converted to type t: a CAST node when the compute types differ, or a
+   new constant when v is one. */
 TC__PRIVATE tc__sm_val tc__sm_conv(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
     if (v.node < 0) return v;
     if (tc__sm_compute(v.type) == tc__sm_compute(t)) return tc__sm_mkval(v.node, t);
+    if (st->nodes[v.node].op == TC_IR_CONST) {
+        tc_ir_node c = st->nodes[v.node]; /* copied: growing the array moves it */
+        int folded = tc__sm_fold_const(st, &c, t);
+        if (folded >= 0) return tc__sm_mkval(folded, t);
+    }
     return tc__sm_mkval(tc__sm_node(st, TC_IR_CAST, t, 1, &v.node), t);
 }
 
 TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint);
 
-/* An integer or float literal, possibly negated, adapted to hint (a
-   dtype, or -1) when that loses nothing. */
+/* An integer or float literal, possibly negated (SEMANTICS.md §1). Its
+   type never adapts to the other operand; a float literal next to a
+   float64 operand is built as float64 directly so its value is exact. */
 TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hint) {
     int neg = 0;
     if (e->kind == TC__E_UNARY) {
@@ -773,15 +821,10 @@ TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hi
         e = e->args[0];
     }
     if (e->kind == TC__E_INT) {
-        int64_t v = neg ? -e->ival : e->ival;
-        if (hint >= 0 && tc__dtype_is_int((tc_dtype)hint) && tc__sm_fits(v, (tc_dtype)hint))
-            return tc__sm_const(st, (tc_dtype)hint, v, 0.0);
-        if (hint >= 0 && tc__dtype_is_float((tc_dtype)hint))
-            return tc__sm_const(st, (tc_dtype)hint, 0, (double)v);
+        int64_t v = neg && e->ival != INT64_MIN ? -e->ival : e->ival;
         return tc__sm_const(st, tc__sm_fits(v, TC_INT32) ? TC_INT32 : TC_INT64, v, 0.0);
     }
-    if (hint >= 0 && tc__dtype_is_float((tc_dtype)hint))
-        return tc__sm_const(st, (tc_dtype)hint, 0, neg ? -e->fval : e->fval);
+    if (hint == (int)TC_FLOAT64) return tc__sm_const(st, TC_FLOAT64, 0, neg ? -e->fval : e->fval);
     return tc__sm_const(st, TC_FLOAT32, 0, neg ? -e->fval : e->fval);
 }
 
@@ -814,6 +857,7 @@ TC__PRIVATE int tc__sm_sizex(tc__sm_stmt *st, const tc__expr *e, int allow_let,
     int a, b, li;
     if (S->C->failed) return -1;
     *bad = e;
+    if (++st->work > TC__SM_WORK) return -2;
     switch (e->kind) {
     case TC__E_INT: return tc__sx_const(S, e->ival);
     case TC__E_DIM: return tc__sm_dim(S, st->E, e);
@@ -880,7 +924,7 @@ TC__PRIVATE int tc__sm_aff(tc__sm_stmt *st, const tc__expr *e, int64_t scale, in
     int v, r, lf, rf;
     int64_t c;
     if (S->C->failed) return -1;
-    if (depth > S->C->max_depth + 64) return 0;
+    if (depth > S->C->max_depth + 64 || ++st->work > TC__SM_WORK) return 0;
     if (e->kind == TC__E_IDENT && tc__sm_let_find(st, e->name) >= 0) {
         int li = tc__sm_let_find(st, e->name);
         if (st->lets[li].busy) return 0;
@@ -1075,7 +1119,7 @@ TC__PRIVATE tc__sm_val tc__sm_ident(tc__sm_stmt *st, const tc__expr *e) {
     return tc__sm_mkval(id, TC_INT32);
 }
 
-/* Builds l and r; a literal side is built second, adapted to the other. */
+/* Builds l and r; a literal side is built second, seeing the other type. */
 TC__PRIVATE int tc__sm_pair(tc__sm_stmt *st, const tc__expr *l, const tc__expr *r, tc__sm_val *vl,
                             tc__sm_val *vr) {
     int ll = tc__sm_is_literal(l), lr = tc__sm_is_literal(r);
@@ -1192,7 +1236,7 @@ TC__PRIVATE tc__sm_val tc__sm_ternary(tc__sm_stmt *st, const tc__expr *e) {
 }
 
 /* A builtin: float in, float out (the widest float argument; integers
-   count as float32). Literal arguments adapt to that type. */
+   count as float32). A float literal argument is exact in float64 calls. */
 TC__PRIVATE tc__sm_val tc__sm_builtin(tc__sm_stmt *st, const tc__expr *e, int b) {
     tc__sm_val v[4];
     tc_dtype t = TC_FLOAT16;
@@ -1269,7 +1313,7 @@ TC__PRIVATE tc__sm_val tc__sm_call(tc__sm_stmt *st, const tc__expr *e) {
     return tc__sm_fail_val();
 }
 
-/* The typed node of e. hint: the dtype a literal e should adapt to, or -1. */
+/* The typed node of e. hint: the other operand type a literal sees, or -1. */
 TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint) {
     tc__sm_val v = tc__sm_fail_val();
     int id, sx;
@@ -1384,6 +1428,14 @@ TC__PRIVATE int tc__sm_where_bound(tc__sm_stmt *st, const tc__expr *e) {
     if (bad->kind == TC__E_IDENT && !tc__sm_lookup(st->E, bad->name) &&
         tc__sm_var_find(st, bad->name) < 0 && tc__sm_let_find(st, bad->name) < 0)
         return tc__fail(st->S->C, TC_ERR_NAME, bad->span, "unknown size `%s`", bad->name) - 1;
+    if (bad->kind == TC__E_IDENT && tc__sm_lookup(st->E, bad->name))
+        return tc__fail(st->S->C, TC_ERR_TYPE, bad->span,
+                        "`%s` is not a size: a size expression may use size variables and 0-rank "
+                        "integer inputs, not other tensors", bad->name) - 1;
+    if (bad->kind == TC__E_IDENT)
+        return tc__fail(st->S->C, TC_ERR_TYPE, bad->span,
+                        "`%s` is not a size: index variables and where bindings cannot bound a "
+                        "range", bad->name) - 1;
     return tc__fail(st->S->C, TC_ERR_TYPE, bad->span,
                     "not a size expression: a where range may use size variables, integer "
                     "literals, T.d, 0-rank integer inputs, + - * / %% min max") - 1;
@@ -1483,7 +1535,7 @@ TC__PRIVATE void tc__sm_access_text(const tc__sm_stmt *st, const tc__sm_access *
 /* Whether e uses name (through lets too). */
 TC__PRIVATE int tc__sm_mentions(tc__sm_stmt *st, const tc__expr *e, const char *name, int depth) {
     int i, li;
-    if (depth > 4 * st->S->C->max_depth + 64) return 0;
+    if (depth > 4 * st->S->C->max_depth + 64 || ++st->work > 2 * TC__SM_WORK) return 0;
     if (e->kind == TC__E_IDENT) {
         if (strcmp(e->name, name) == 0) return 1;
         li = tc__sm_let_find(st, e->name);

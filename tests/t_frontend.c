@@ -1,5 +1,8 @@
 /* Front end: semantic checks, types, calls, range inference and the
    loop-nest IR, through tc_compile and tc_program_ir. */
+/* Small arena chunks: every allocation is its own chunk, so the
+   allocation-failure test below reaches every failure path. */
+#define TC_ARENA_CHUNK 64
 #define TC_IMPLEMENTATION
 #include "tc.h"
 #include "harness.h"
@@ -355,7 +358,11 @@ static void test_pool_scalar_window(void) {
     CHECK(sxv(tensor("Y")->extent[0], "N=10 S=4") == 4);
     CHECK(D->n_checks == 0); /* min(N, S) - 1 <= N - 1 */
     expect_error("def f(float(N) X, float S) -> (Y) { Y(i) = X(i) where i in 0:S }", TC_ERR_TYPE,
-                 1, 62, "not a size expression");
+                 1, 62, "`S` is not a size");
+    expect_error("def f(float(N) X) -> (Y) { Y(i) = X(i) where i in 0:N / 1.5 }", TC_ERR_TYPE, 1, 57,
+                 "not a size expression");
+    expect_error("def f(float(N) X) -> (Y) { Y(i) +=! X(j) where j in 0:N, i in 0:j }", TC_ERR_TYPE, 1, 65,
+                 "`j` is not a size: index variables");
 }
 
 static void test_conv_gradients(void) {
@@ -504,25 +511,25 @@ static int out_type(const char *params, const char *rhs) {
 static void test_types(void) {
     const char *ps = "int8(N) a, uint8(N) b, uint32(N) c, half(N) h, double(N) d, float(N) f, "
                      "int64(N) l, uint64(N) u, bool(N) z, int16(N) s";
-    CHECK(out_type(ps, "a(i) + 1") == TC_INT8);   /* weak literal */
+    CHECK(out_type(ps, "a(i) + 1") == TC_INT32);  /* literals are int32 (SEMANTICS §1) */
     CHECK(out_type(ps, "a(i) + 300") == TC_INT32); /* does not fit: int32 */
     CHECK(out_type(ps, "a(i) + b(i)") == TC_INT8); /* signed with unsigned: signed, wider width */
     CHECK(out_type(ps, "s(i) + b(i)") == TC_INT16);
     CHECK(out_type(ps, "b(i) + c(i)") == TC_UINT32);
-    CHECK(out_type(ps, "c(i) + 1") == TC_UINT32);
+    CHECK(out_type(ps, "c(i) + 1") == TC_INT32);  /* unsigned with signed: signed */
     CHECK(out_type(ps, "c(i) - a(i)") == TC_INT32);
     CHECK(out_type(ps, "u(i) + l(i)") == TC_INT64);
     CHECK(out_type(ps, "a(i) * 2.5") == TC_FLOAT32);
     CHECK(out_type(ps, "l(i) * f(i)") == TC_FLOAT32);
     CHECK(out_type(ps, "d(i) * 2.5") == TC_FLOAT64);
     CHECK(out_type(ps, "f(i) + d(i)") == TC_FLOAT64);
-    CHECK(out_type(ps, "h(i) * 2.0") == TC_FLOAT16);
+    CHECK(out_type(ps, "h(i) * 2.0") == TC_FLOAT32); /* 2.0 is float32: the wider */
     CHECK(out_type(ps, "h(i) + h(i)") == TC_FLOAT16);
     CHECK(out_type(ps, "h(i) + f(i)") == TC_FLOAT32);
     CHECK(out_type(ps, "z(i) + z(i)") == TC_INT32); /* bool acts as int32 in arithmetic */
     CHECK(out_type(ps, "z(i) && f(i) > 0") == TC_BOOL);
     CHECK(out_type(ps, "!z(i)") == TC_BOOL);
-    CHECK(out_type(ps, "z(i) ? a(i) : 0") == TC_INT8);
+    CHECK(out_type(ps, "z(i) ? a(i) : 0") == TC_INT32);
     CHECK(out_type(ps, "min(a(i), b(i))") == TC_INT8);
     CHECK(out_type(ps, "max(f(i), 0)") == TC_FLOAT32);
     CHECK(out_type(ps, "exp(a(i))") == TC_FLOAT32);
@@ -535,7 +542,9 @@ static void test_types(void) {
     CHECK(out_type(ps, "N + i") == TC_INT32);
     CHECK(out_type(ps, "-b(i)") == TC_UINT8);
     CHECK(out_type(ps, "-z(i)") == TC_INT32);
-    CHECK(out_type(ps, "a(i) % 3") == TC_INT8);
+    CHECK(out_type(ps, "a(i) % 3") == TC_INT32);
+    CHECK(out_type(ps, "a(i) % int8(3)") == TC_INT8);
+    CHECK(out_type(ps, "d(i) * 0.1") == TC_FLOAT64);
     CHECK(out_type(ps, "3000000000") == TC_INT64);
 }
 
@@ -560,8 +569,16 @@ static void test_type_nodes(void) {
     CHECK(compile("def f(float(N) x) -> (float(N) o) { o(i) = 0 }"));
     CHECK(D && stmt(0)->nodes[0].op == TC_IR_CONST && stmt(0)->nodes[0].dtype == TC_FLOAT32);
     CHECK(compile("def f(uint8(N) x) -> (o) { o(i) = x(i) < 3 }"));
-    CHECK(D && stmt(0)->nodes[1].dtype == TC_UINT8 && stmt(0)->nodes[1].ival == 3 &&
-          stmt(0)->nodes[2].op == TC_IR_LT && stmt(0)->nodes[2].dtype == TC_BOOL);
+    s = stmt(0);
+    CHECK(D && s->nodes[s->value].op == TC_IR_LT && s->nodes[s->value].dtype == TC_BOOL &&
+          s->nodes[s->nodes[s->value].args[0]].dtype == TC_INT32 &&
+          s->nodes[s->nodes[s->value].args[1]].op == TC_IR_CONST &&
+          s->nodes[s->nodes[s->value].args[1]].ival == 3);
+    /* a float literal promoted to float64 keeps its exact value */
+    CHECK(compile("def f(double(N) d) -> (o) { o(i) = d(i) * 0.1 }"));
+    s = stmt(0);
+    CHECK(D && s->nodes[s->nodes[s->value].args[1]].op == TC_IR_CONST &&
+          s->nodes[s->nodes[s->value].args[1]].fval == 0.1);
     /* narrowing stores need a cast */
     expect_error("def f(double(N) A) -> (float(N) B) { B(i) = A(i) }", TC_ERR_TYPE, 1, 45,
                  "B holds float32 but the right-hand side is float64");
@@ -803,6 +820,106 @@ static void test_performance_shape(void) {
     snprintf(src + n, sizeof src - n, " Z(i) = T199(i) }\n");
     CHECK(compile(src));
     CHECK(D && D->n_stmts == 201 && D->n_tensors == 202 && D->n_checks == 0);
+    /* a chain of lets, each used twice: linear, not exponential */
+    n = (size_t)snprintf(src, sizeof src, "def f(float(N) A) -> (B) { B(i) = A(l0 - l0 + i) where i in 0:N");
+    for (i = 0; i < 40; i++) n += (size_t)snprintf(src + n, sizeof src - n, ", l%d = l%d + l%d", i, i + 1, i + 1);
+    snprintf(src + n, sizeof src - n, ", l40 = i }");
+    CHECK(compile(src));
+    CHECK(D && stmt(0)->n_nodes < 100 && stmt(0)->nodes[stmt(0)->value].op == TC_IR_READ);
+    /* rank limit on a left-hand side (the parser reports it, at the 9th index) */
+    expect_error("def f(float(N) A) -> (B) { B(a,b,c,d,e,f,g,h,k) = A(a) }", TC_ERR_LIMIT, 1, 46, NULL);
+}
+
+/* Allocation failure N, for N = 0, 1, ...: every step fails cleanly with
+   TC_ERR_OUT_OF_MEMORY and frees everything, until the compile succeeds. */
+static long oom_budget, oom_live;
+static void *oom_alloc(size_t n, void *u) {
+    (void)u;
+    if (oom_budget-- <= 0) return NULL;
+    oom_live++;
+    return malloc(n);
+}
+static void oom_free(void *p, void *u) {
+    (void)u;
+    if (p) oom_live--;
+    free(p);
+}
+static void test_alloc_failures(void) {
+    const char *src =
+        "def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }\n"
+        "def mlp(float(B,I) X, float(I,H) W1, float(H,O) W2) -> (Y, T) {\n h = mm(X, W1)\n"
+        " r(b,k) = max(h(b,k), 0) > 1 ? h(b,k) : exp(h(b,k))\n Y = mm(r, W2)\n"
+        " T(b) += Y(b, o) * X(b, 0) where exists W2(0, o)\n}";
+    long n;
+    int ok = 0, clean = 1;
+    for (n = 0; n < 100000 && !ok; n++) {
+        tc_compile_desc cd;
+        tc_program *p = NULL;
+        tc_error e;
+        tc_status st;
+        memset(&cd, 0, sizeof cd);
+        cd.source = src;
+        cd.allocator.alloc_fn = oom_alloc;
+        cd.allocator.free_fn = oom_free;
+        oom_budget = n;
+        oom_live = 0;
+        st = tc_compile(&cd, &p, &e);
+        if (st == TC_OK) ok = p != NULL && tc_program_num_warnings(p) == 2;
+        else if (st != TC_ERR_OUT_OF_MEMORY || p != NULL) clean = 0;
+        tc_program_free(p);
+        if (oom_live != 0) clean = 0;
+    }
+    CHECK(ok && clean && n > 20);
+}
+
+/* Mutated valid sources: every compile either succeeds or fails with a
+   code and a message, never crashes (the sanitizer build runs this too). */
+static void test_mutations(void) {
+    static const char *seeds[] = {
+        "def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }\ndef mlp(float(B,I) X, "
+        "float(I,H) W1, float(H,O) W2) -> (Y) {\n h = mm(X, W1)\n r(b,k) = max(h(b,k), 0)\n Y = mm(r, W2)\n}",
+        "def conv2d(float(N,C,H,W) I, float(O,C,KH,KW) W1) -> (Out) { Out(n,o,h,w) +=! "
+        "I(n,c,2*h+kh,w+kw) * W1(o,c,kh,kw) }",
+        "def pad(float(H) I, int32 P) -> (O) { O(h) = (h >= P && h < H + P) ? I(h - P) : 0 where h in 0:H+2*P }",
+        "def f(float(N) A, int64(L) ix, half(N) h) -> (B, float(N) C) { B(i) = x * x + (x > 0 ? x : -x) "
+        "where x = A(i) + h(i), exists A(i+1)\n C(j) = B(j) + A(ix(j) % N) where j in 0:B.0 }",
+        "def sq(float(N) A) -> (B, C) { T(i) = A(i) * A(i)\n B(i) = T(i) + 1\n C(i) = min(T(i), 2) }\n"
+        "def f(float(N) X) -> (Z) { Y, W = sq(X)\n Z, V = sq(Y) }"};
+    static const char *toks[] = {"i", "j", "k", "N", "A", "B", "(", ")", ",", "+", "-", "*", "/", "?",
+                                 ":", "=", "+=!", "where", " in ", "0", "2.5", "exp(", "A.0", "&&",
+                                 "!", "<", "int8", "x", "-1", "1000000000000"};
+    unsigned long long r = 88172645463325252ull;
+    char buf[1024];
+    int it, bad = 0, compiled = 0;
+    for (it = 0; it < 4000; it++) {
+        const char *s;
+        size_t len, pos;
+        tc_compile_desc cd;
+        tc_program *p = NULL;
+        tc_error e;
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        s = seeds[r % 5];
+        len = strlen(s);
+        memcpy(buf, s, len + 1);
+        pos = (size_t)(r >> 20) % (len + 1);
+        if ((r >> 8) % 2 && pos < len) { /* delete a few bytes */
+            size_t dl = 1 + (size_t)(r >> 40) % 4;
+            if (pos + dl > len) dl = len - pos;
+            memmove(buf + pos, buf + pos + dl, len - pos - dl + 1);
+        } else { /* insert a token */
+            const char *t = toks[(r >> 30) % (sizeof toks / sizeof toks[0])];
+            size_t tl = strlen(t);
+            memmove(buf + pos + tl, buf + pos, len - pos + 1);
+            memcpy(buf + pos, t, tl);
+        }
+        memset(&cd, 0, sizeof cd);
+        cd.source = buf;
+        if (tc_compile(&cd, &p, &e) == TC_OK) compiled += p != NULL;
+        else if (p || e.code == TC_OK || !e.msg[0] || e.line <= 0) bad++;
+        tc_program_free(p);
+    }
+    CHECK(bad == 0);
+    CHECK(compiled > 100);
 }
 
 int main(void) {
@@ -834,6 +951,8 @@ int main(void) {
     RUN(test_calls);
     RUN(test_text_and_lines);
     RUN(test_performance_shape);
+    RUN(test_alloc_failures);
+    RUN(test_mutations);
     tc_program_free(P);
     return th_report();
 }
