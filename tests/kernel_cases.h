@@ -39,7 +39,7 @@ typedef struct kc_case {
     "    Out(n,g,o,h,w) +=! I(n,g,c,h+kh,w+kw) * W1(g,o,c,kh,kw)\n}\n"
 #define KC_MAXPOOL                                                                                 \
     "def maxpool2x2(float(N,C,H,W) I) -> (Out) {\n"                                                \
-    "    Out(n,c,h,w) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, w in "  \
+    "    Out(n,c,h,w) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, w in "    \
     "0:W/2\n}\n"
 #define KC_SOFTMAX                                                                                 \
     "def softmax(float(M,N) X) -> (mx, e, s, Y) {\n"                                               \
@@ -62,15 +62,17 @@ typedef struct kc_case {
 #define KC_MLP                                                                                     \
     "def mlp(float(B,I) X, float(J,I) W1, float(J) B1, float(K,J) W2, float(K) B2) -> (Y) {\n"     \
     "    H(b,j) +=! X(b,i) * W1(j,i)\n"                                                            \
-    "    R(b,j) = max(H(b,j) + B1(j), 0.0)\n"                                                      \
+    "    R(b,j) = max(H(b,j) + B1(j), 0)\n"                                                      \
     "    Z(b,k) +=! R(b,j) * W2(k,j)\n"                                                            \
     "    Y(b,k) = Z(b,k) + B2(k)\n}\n"
 #define KC_EW_TANH                                                                                 \
     "def ew_tanh(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = tanh(a(i) * x(i) + b(i)) }"
-#define KC_EW_FMA "def ew_fma(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = a(i) * x(i) + b(i) }"
+#define KC_EW_FMA                                                                                  \
+    "def ew_fma(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = a(i) * x(i) + b(i) }"
 #define KC_REDUCTIONS                                                                              \
     "def red(float(M,N) X) -> (s, p, mn, mx) {\n"                                                  \
-    "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n    mx(i) max=! X(i,j)\n}\n"
+    "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n    mx(i) max=! "           \
+    "X(i,j)\n}\n"
 #define KC_REDUCTIONS_ACC                                                                          \
     "def reda(float(M,N) X) -> (s, p, mn, mx) {\n"                                                 \
     "    s(i) += X(i,j)\n    p(i) *= X(i,j)\n    mn(i) min= X(i,j)\n    mx(i) max= X(i,j)\n}\n"
@@ -86,7 +88,8 @@ typedef struct kc_case {
     "    h(i) = a(i) * 3 + 1\n}\n"
 #define KC_INT_RED(T)                                                                              \
     "def ired(" T "(M,N) X) -> (s, p, mn, mx) {\n"                                                 \
-    "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n    mx(i) max=! X(i,j)\n}\n"
+    "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n    mx(i) max=! "           \
+    "X(i,j)\n}\n"
 #define KC_INT_RED_ACC(T)                                                                          \
     "def ireda(" T "(M,N) X) -> (s, p, mn, mx) {\n"                                                \
     "    s(i) += X(i,j)\n    p(i) *= X(i,j)\n    mn(i) min= X(i,j)\n    mx(i) max= X(i,j)\n}\n"
@@ -111,8 +114,8 @@ static const kc_case kc_cases[] = {
      "I=5 K=4 L=6 J=7", 0, KC_REDUCE, 0},
     {"kronecker", "def kron(float(M,N) A, float(P,Q) B) -> (K) { K(i,j,k,l) = A(i,k) * B(j,l) }",
      "M=3 N=4 P=5 Q=2", 0, KC_EXACT, 0},
-    {"dot", "def dot(float(N) x, float(N) y) -> (s) { s +=! x(i) * y(i) }", "N=1000", 0,
-     KC_REDUCE, 0},
+    {"dot", "def dot(float(N) x, float(N) y) -> (s) { s +=! x(i) * y(i) }", "N=1000", 0, KC_REDUCE,
+     0},
     /* convolutions */
     {"conv2d", KC_CONV, "N=2 C=3 H=9 W=8 O=4 KH=3 KW=2", 0, KC_REDUCE, 0},
     {"conv2d-strided", KC_SCONV, "N=2 C=3 H=11 W=10 O=2 KH=3 KW=3", 0, KC_REDUCE, 0},
@@ -182,9 +185,11 @@ static const kc_case kc_cases[] = {
     /* gathers */
     {"gather-int32", KC_GATHER32, "V=10 D=7 L=12", "Idx=0:9", KC_EXACT, 0},
     {"gather-int64", KC_GATHER64, "V=10 D=300 L=5", "Idx=0:9", KC_EXACT, 0},
-    {"gather-2d",
-     "def g2(float(V,W) T, int32(L) R, int64(L) C) -> (E) { E(i) = T(R(i), C(i)) }",
+    {"gather-2d", "def g2(float(V,W) T, int32(L) R, int64(L) C) -> (E) { E(i) = T(R(i), C(i)) }",
      "V=5 W=6 L=40", "R=0:4 C=0:5", KC_EXACT, 0},
+    {"gather-uint8-index",
+     "def embu(float(V,D) W, uint8(L) Idx) -> (E) { E(i,j) = W(Idx(i), j) + W(Idx(L-1-i), j) }",
+     "V=200 D=3 L=30", "Idx=0:199", KC_EXACT, 0},
     {"gather-clamped",
      "def lut(float(J) B, int32(I) C) -> (A) { A(i) = B(max(min(C(i), J-1), 0)) }", "J=8 I=50",
      "C=-5:15", KC_EXACT, 0},
@@ -226,9 +231,10 @@ static const kc_case kc_cases[] = {
     {"reduce-uint8", KC_INT_RED("uint8"), "M=5 N=30", "X=*", KC_EXACT, 0},
     {"reduce-uint8-acc", KC_INT_RED_ACC("uint8"), "M=5 N=30", "X=*", KC_EXACT, 1},
     {"reduce-int64", KC_INT_RED("int64"), "M=4 N=300", "X=*", KC_EXACT, 0},
-    {"reduce-double", "def dred(double(M,N) X) -> (s, p, mn, mx) {\n"
-                      "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n"
-                      "    mx(i) max=! X(i,j)\n}\n",
+    {"reduce-double",
+     "def dred(double(M,N) X) -> (s, p, mn, mx) {\n"
+     "    s(i) +=! X(i,j)\n    p(i) *=! X(i,j)\n    mn(i) min=! X(i,j)\n"
+     "    mx(i) max=! X(i,j)\n}\n",
      "M=3 N=50", "X=0.5:1.5", KC_REDUCE, 0},
     {"reduce-half", "def hred(float16(M,N) X) -> (s, mx) { s(i) +=! X(i,j)\n mx(i) max=! X(i,j) }",
      "M=4 N=20", "X=-2:2", KC_REDUCE, 0},
@@ -255,8 +261,8 @@ static const kc_case kc_cases[] = {
      "    c(i) = a(i) * b(i) + a(i) / 3.0\n    h(i) = float16(a(i) * b(i) + 0.1)\n}\n",
      "N=300", "a=-70:70 b=-1000:1000", KC_EXACT, 0},
     {"dtype-float16-declared",
-     "def ehd(float16(N) a) -> (float16(N) c) { c(i) = a(i) * 3.0 + 1.0 }",
-     "N=300", "a=-20000:20000", KC_EXACT, 0},
+     "def ehd(float16(N) a) -> (float16(N) c) { c(i) = a(i) * 3.0 + 1.0 }", "N=300",
+     "a=-20000:20000", KC_EXACT, 0},
     {"dtype-float64",
      "def ed(double(N) a, double(N) b) -> (c, d) {\n"
      "    c(i) = a(i) * b(i) - a(i) / b(i)\n    d(i) = a(i) % b(i) + min(a(i), b(i))\n}\n",
@@ -324,9 +330,11 @@ static const char *kc_find(const char *list, const char *name) {
     size_t n = strlen(name);
     const char *p = list;
     while (p && *p) {
-        while (*p == ' ' || *p == '\n') p++;
+        while (*p == ' ' || *p == '\n')
+            p++;
         if (strncmp(p, name, n) == 0 && p[n] == '=') return p + n + 1;
-        while (*p && *p != ' ' && *p != '\n') p++;
+        while (*p && *p != ' ' && *p != '\n')
+            p++;
     }
     return NULL;
 }
@@ -354,10 +362,14 @@ REF_FN void kc_fill(tc_tensor *t, double lo, double hi, int full, kc_rng *r) {
 }
 
 REF_FN void kc_default_range(tc_dtype t, double *lo, double *hi) {
-    if (t == TC_BOOL) *lo = 0, *hi = 1;
-    else if (ref_is_float(t)) *lo = -1, *hi = 1;
-    else if (ref_is_signed(t)) *lo = -20, *hi = 20;
-    else *lo = 0, *hi = 40;
+    if (t == TC_BOOL)
+        *lo = 0, *hi = 1;
+    else if (ref_is_float(t))
+        *lo = -1, *hi = 1;
+    else if (ref_is_signed(t))
+        *lo = -20, *hi = 20;
+    else
+        *lo = 0, *hi = 40;
 }
 
 /* Makes random inputs for def d shaped by the case's sizes. Returns 0 and
@@ -376,8 +388,10 @@ REF_FN int kc_make_inputs(const tc_ir_def *d, const char *sizes, const char *ran
         for (k = 0; k < t->rank; k++) {
             const tc_sx *s = &d->sx[t->extent[k]];
             const char *v = s->op == TC_SX_VAR ? kc_find(sizes, d->sizevars[s->value]) : NULL;
-            if (s->op == TC_SX_CONST) in[i].shape[k] = s->value;
-            else if (v) in[i].shape[k] = atoll(v);
+            if (s->op == TC_SX_CONST)
+                in[i].shape[k] = s->value;
+            else if (v)
+                in[i].shape[k] = atoll(v);
             else {
                 snprintf(why, cap, "no size for dim %d of input %s", k, t->name);
                 return 0;
@@ -433,26 +447,35 @@ REF_FN int kc_compare(const tc_tensor *got, const tc_tensor *want, int tol, char
         double w = fabs(ref_load(want->dtype, (char *)want->data + i * (int64_t)es).f);
         if (w > maxabs && w <= 1e300) maxabs = w;
     }
-    if (tol != KC_EXACT && want->dtype == TC_FLOAT16) rtol = 4e-3, atol = 4e-3 * maxabs;
-    else if (tol == KC_REDUCE && want->dtype == TC_FLOAT32) rtol = 1e-4, atol = 1e-5 * maxabs;
-    else if (tol == KC_REDUCE) rtol = 1e-12, atol = 1e-13 * maxabs;
-    else if (tol == KC_LOOSE && want->dtype == TC_FLOAT32) rtol = 2e-6, atol = 2e-7 * (maxabs > 1 ? maxabs : 1);
-    else if (tol == KC_LOOSE) rtol = 1e-12, atol = 1e-13 * (maxabs > 1 ? maxabs : 1);
+    if (tol != KC_EXACT && want->dtype == TC_FLOAT16)
+        rtol = 4e-3, atol = 4e-3 * maxabs;
+    else if (tol == KC_REDUCE && want->dtype == TC_FLOAT32)
+        rtol = 1e-4, atol = 1e-5 * maxabs;
+    else if (tol == KC_REDUCE)
+        rtol = 1e-12, atol = 1e-13 * maxabs;
+    else if (tol == KC_LOOSE && want->dtype == TC_FLOAT32)
+        rtol = 2e-6, atol = 2e-7 * (maxabs > 1 ? maxabs : 1);
+    else if (tol == KC_LOOSE)
+        rtol = 1e-12, atol = 1e-13 * (maxabs > 1 ? maxabs : 1);
     for (i = 0; i < n; i++) {
         const char *pg = (const char *)got->data + i * (int64_t)es;
         const char *pw = (const char *)want->data + i * (int64_t)es;
         ref_val g = ref_load(want->dtype, pg), w = ref_load(want->dtype, pw);
         int ok;
-        if (!ref_is_float(want->dtype)) ok = g.u == w.u;
-        else if (isnan(w.f) || isnan(g.f)) ok = isnan(w.f) && isnan(g.f);
-        else if (tol == KC_EXACT) ok = memcmp(pg, pw, es) == 0;
-        else ok = g.f == w.f || fabs(g.f - w.f) <= atol + rtol * fabs(w.f);
+        if (!ref_is_float(want->dtype))
+            ok = g.u == w.u;
+        else if (isnan(w.f) || isnan(g.f))
+            ok = isnan(w.f) && isnan(g.f);
+        else if (tol == KC_EXACT)
+            ok = memcmp(pg, pw, es) == 0;
+        else
+            ok = g.f == w.f || fabs(g.f - w.f) <= atol + rtol * fabs(w.f);
         if (!ok) {
             if (ref_is_float(want->dtype))
                 snprintf(why, cap, "element %lld: got %.9g, want %.9g", (long long)i, g.f, w.f);
             else
-                snprintf(why, cap, "element %lld: got %lld (0x%llx), want %lld (0x%llx)", (long long)i,
-                         (long long)g.u, (unsigned long long)g.u, (long long)w.u,
+                snprintf(why, cap, "element %lld: got %lld (0x%llx), want %lld (0x%llx)",
+                         (long long)i, (long long)g.u, (unsigned long long)g.u, (long long)w.u,
                          (unsigned long long)w.u);
             return 0;
         }

@@ -8,9 +8,10 @@
    the reduction's identity and walk every point of the loops in plain
    order, evaluating the node tree recursively per point. Integers follow
    SEMANTICS.md §4 (floor division, x/0 = 0, wrapping), floats are computed
-   in the node's dtype, float16 rounds to nearest-even on store, builtins go
-   through double libm rounded to the node dtype. Nothing is shared with the
-   VM's scheduling or kernels.
+   in the node's dtype (min/max ignore NaN, float -> int saturates, NaN ->
+   0), float16 rounds to nearest-even on store, builtins go through double
+   libm rounded to the node dtype. Nothing is shared with the VM's
+   scheduling or kernels.
 
    Use: tests define _DEFAULT_SOURCE (for j0, y0 ...) and TC_IMPLEMENTATION,
    include tc.h, then this file.
@@ -47,7 +48,9 @@ typedef struct ref_val {
     uint64_t u;
 } ref_val;
 
-REF_FN int ref_is_float(tc_dtype t) { return t == TC_FLOAT16 || t == TC_FLOAT32 || t == TC_FLOAT64; }
+REF_FN int ref_is_float(tc_dtype t) {
+    return t == TC_FLOAT16 || t == TC_FLOAT32 || t == TC_FLOAT64;
+}
 REF_FN int ref_is_signed(tc_dtype t) {
     return t == TC_INT8 || t == TC_INT16 || t == TC_INT32 || t == TC_INT64;
 }
@@ -68,9 +71,12 @@ REF_FN double ref_round(tc_dtype t, double x) { return t == TC_FLOAT64 ? x : (do
 REF_FN float ref_half_to_float(uint16_t h) {
     int e = (h >> 10) & 31, m = h & 1023;
     double v;
-    if (e == 0) v = ldexp((double)m, -24);
-    else if (e == 31) v = m ? NAN : INFINITY;
-    else v = ldexp((double)(m + 1024), e - 25);
+    if (e == 0)
+        v = ldexp((double)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexp((double)(m + 1024), e - 25);
     return (float)((h & 0x8000) ? -v : v);
 }
 /* Round to nearest, ties to even (rint in the default rounding mode). */
@@ -94,20 +100,20 @@ REF_FN uint16_t ref_float_to_half(float f) {
 /* ---- element load/store in the tensor's storage dtype ---- */
 REF_FN ref_val ref_load(tc_dtype t, const void *p) {
     ref_val v = {0, 0};
-    switch (t) {
-    case TC_BOOL: v.u = *(const uint8_t *)p != 0; break;
-    case TC_INT8: v.u = (uint64_t)(int64_t) * (const int8_t *)p; break;
-    case TC_INT16: { int16_t x; memcpy(&x, p, 2); v.u = (uint64_t)(int64_t)x; } break;
-    case TC_INT32: { int32_t x; memcpy(&x, p, 4); v.u = (uint64_t)(int64_t)x; } break;
-    case TC_INT64: { int64_t x; memcpy(&x, p, 8); v.u = (uint64_t)x; } break;
-    case TC_UINT8: v.u = *(const uint8_t *)p; break;
-    case TC_UINT16: { uint16_t x; memcpy(&x, p, 2); v.u = x; } break;
-    case TC_UINT32: { uint32_t x; memcpy(&x, p, 4); v.u = x; } break;
-    case TC_UINT64: memcpy(&v.u, p, 8); break;
-    case TC_FLOAT16: { uint16_t x; memcpy(&x, p, 2); v.f = (double)ref_half_to_float(x); } break;
-    case TC_FLOAT32: { float x; memcpy(&x, p, 4); v.f = (double)x; } break;
-    case TC_FLOAT64: memcpy(&v.f, p, 8); break;
-    default: break;
+    uint64_t u = 0;
+    if (t == TC_FLOAT16) {
+        uint16_t h;
+        memcpy(&h, p, 2);
+        v.f = (double)ref_half_to_float(h);
+    } else if (t == TC_FLOAT32) {
+        float x;
+        memcpy(&x, p, 4);
+        v.f = (double)x;
+    } else if (t == TC_FLOAT64) {
+        memcpy(&v.f, p, 8);
+    } else { /* little-endian: the value is in the low bytes */
+        memcpy(&u, p, tc_dtype_size(t));
+        v.u = ref_wrap(t, u);
     }
     return v;
 }
@@ -167,8 +173,8 @@ REF_FN ref_val ref_arith_float(tc_ir_op op, tc_dtype t, double x, double y) {
         case TC_IR_MUL: c = a * b; break;
         case TC_IR_DIV: c = a / b; break;
         case TC_IR_MOD: c = fmodf(a, b); break;
-        case TC_IR_MIN: c = b < a ? b : a; break;
-        case TC_IR_MAX: c = b > a ? b : a; break;
+        case TC_IR_MIN: c = b != b ? a : a != a ? b : b < a ? b : a; break; /* NaN ignored */
+        case TC_IR_MAX: c = b != b ? a : a != a ? b : b > a ? b : a; break;
         default: break;
         }
         r.f = (double)c;
@@ -181,8 +187,8 @@ REF_FN ref_val ref_arith_float(tc_ir_op op, tc_dtype t, double x, double y) {
     case TC_IR_MUL: r.f = x * y; break;
     case TC_IR_DIV: r.f = x / y; break;
     case TC_IR_MOD: r.f = fmod(x, y); break;
-    case TC_IR_MIN: r.f = y < x ? y : x; break;
-    case TC_IR_MAX: r.f = y > x ? y : x; break;
+    case TC_IR_MIN: r.f = y != y ? x : x != x ? y : y < x ? y : x; break;
+    case TC_IR_MAX: r.f = y != y ? x : x != x ? y : y > x ? y : x; break;
     default: break;
     }
     return r;
@@ -196,8 +202,12 @@ REF_FN ref_val ref_arith_int(tc_ir_op op, tc_dtype t, uint64_t a, uint64_t b) {
     case TC_IR_ADD: u = a + b; break;
     case TC_IR_SUB: u = a - b; break;
     case TC_IR_MUL: u = a * b; break;
-    case TC_IR_DIV: u = sgn ? (uint64_t)ref_floordiv((int64_t)a, (int64_t)b) : (b ? a / b : 0); break;
-    case TC_IR_MOD: u = sgn ? (uint64_t)ref_floormod((int64_t)a, (int64_t)b) : (b ? a % b : 0); break;
+    case TC_IR_DIV:
+        u = sgn ? (uint64_t)ref_floordiv((int64_t)a, (int64_t)b) : (b ? a / b : 0);
+        break;
+    case TC_IR_MOD:
+        u = sgn ? (uint64_t)ref_floormod((int64_t)a, (int64_t)b) : (b ? a % b : 0);
+        break;
     case TC_IR_MIN: u = ref_cmp_int(t, b, a) < 0 ? b : a; break;
     case TC_IR_MAX: u = ref_cmp_int(t, b, a) > 0 ? b : a; break;
     default: break;
@@ -206,27 +216,35 @@ REF_FN ref_val ref_arith_int(tc_ir_op op, tc_dtype t, uint64_t a, uint64_t b) {
     return r;
 }
 
-/* Conversion between node dtypes (C semantics where defined; out-of-range
-   float -> int saturates through int64 so the oracle has no UB). */
+/* Conversion between node dtypes: C semantics where C defines them; float
+   -> int saturates to the target's range (NaN -> 0), never UB. */
+REF_FN uint64_t ref_saturate(tc_dtype to, double x) {
+    int bits = (int)tc_dtype_size(to) * 8;
+    double lo = ref_is_signed(to) ? -ldexp(1.0, bits - 1) : 0.0;
+    double hi = ref_is_signed(to) ? ldexp(1.0, bits - 1) : ldexp(1.0, bits); /* exclusive */
+    if (x != x) return 0;
+    if (x < lo) return ref_is_signed(to) ? ref_wrap(to, (uint64_t)1 << (bits - 1)) : 0;
+    if (x >= hi)
+        return ref_is_signed(to) ? ref_wrap(to, ((uint64_t)1 << (bits - 1)) - 1)
+                                 : ref_wrap(to, UINT64_MAX);
+    x = trunc(x);
+    return ref_is_signed(to) ? ref_wrap(to, (uint64_t)(int64_t)x) : (uint64_t)x;
+}
+
 REF_FN ref_val ref_cast(tc_dtype to, tc_dtype from, ref_val v) {
     ref_val r = {0, 0};
     if (ref_is_float(to)) {
-        if (ref_is_float(from)) r.f = v.f;
+        if (ref_is_float(from))
+            r.f = v.f;
         else if (to == TC_FLOAT32)
             r.f = ref_is_signed(from) ? (double)(float)(int64_t)v.u : (double)(float)v.u;
-        else r.f = ref_is_signed(from) ? (double)(int64_t)v.u : (double)v.u;
+        else
+            r.f = ref_is_signed(from) ? (double)(int64_t)v.u : (double)v.u;
         r.f = ref_round(to, r.f);
         return r;
     }
     if (ref_is_float(from)) {
-        double x = trunc(v.f);
-        if (to == TC_BOOL) r.u = v.f != 0;
-        else if (x != x) r.u = 0;
-        else if (x >= 18446744073709551616.0) r.u = UINT64_MAX;
-        else if (x >= 9223372036854775808.0) r.u = (uint64_t)x;
-        else if (x < -9223372036854775808.0) r.u = (uint64_t)INT64_MIN;
-        else r.u = (uint64_t)(int64_t)x;
-        r.u = ref_wrap(to, r.u);
+        r.u = to == TC_BOOL ? v.f != 0 : ref_saturate(to, v.f);
         return r;
     }
     r.u = ref_wrap(to, v.u);
@@ -238,13 +256,15 @@ REF_FN ref_val ref_cast(tc_dtype to, tc_dtype from, ref_val v) {
 REF_FN double ref_i0(double x) { /* sum (x/2)^2k / (k!)^2 */
     double t = 1, s = 1, q = x * x / 4;
     int k;
-    for (k = 1; k < 500 && t > 1e-18 * s; k++) s += (t *= q / ((double)k * k));
+    for (k = 1; k < 500 && t > 1e-18 * s; k++)
+        s += (t *= q / ((double)k * k));
     return s;
 }
 REF_FN double ref_i1(double x) { /* sum (x/2)^(2k+1) / (k! (k+1)!) */
     double t = x / 2, s = t, q = x * x / 4;
     int k;
-    for (k = 1; k < 500 && fabs(t) > 1e-18 * fabs(s); k++) s += (t *= q / ((double)k * (k + 1)));
+    for (k = 1; k < 500 && fabs(t) > 1e-18 * fabs(s); k++)
+        s += (t *= q / ((double)k * (k + 1)));
     return s;
 }
 /* Inverse of an increasing function by bisection: slow and plainly right. */
@@ -252,8 +272,10 @@ REF_FN double ref_invert(double (*f)(double), double y, double lo, double hi) {
     int i;
     for (i = 0; i < 200; i++) {
         double mid = (lo + hi) / 2;
-        if (f(mid) < y) lo = mid;
-        else hi = mid;
+        if (f(mid) < y)
+            lo = mid;
+        else
+            hi = mid;
     }
     return (lo + hi) / 2;
 }
@@ -324,7 +346,8 @@ REF_FN double ref_builtin(tc_builtin b, tc_dtype t, const double *x) {
     case TC_BUILTIN_FMOD: return fmod(x[0], x[1]);
     case TC_BUILTIN_HYPOT: return hypot(x[0], x[1]);
     case TC_BUILTIN_NEXTAFTER:
-        return t == TC_FLOAT32 ? (double)nextafterf((float)x[0], (float)x[1]) : nextafter(x[0], x[1]);
+        return t == TC_FLOAT32 ? (double)nextafterf((float)x[0], (float)x[1])
+                               : nextafter(x[0], x[1]);
     case TC_BUILTIN_POW: return pow(x[0], x[1]);
     case TC_BUILTIN_REMAINDER: return remainder(x[0], x[1]);
     case TC_BUILTIN_RHYPOT: return 1 / hypot(x[0], x[1]);
@@ -334,8 +357,7 @@ REF_FN double ref_builtin(tc_builtin b, tc_dtype t, const double *x) {
     case TC_BUILTIN_NORM3D: return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
     case TC_BUILTIN_RNORM3D: return 1 / sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
     case TC_BUILTIN_NORM4D: return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
-    case TC_BUILTIN_RNORM4D:
-        return 1 / sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
+    case TC_BUILTIN_RNORM4D: return 1 / sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
     default: return NAN;
     }
 }
@@ -363,7 +385,8 @@ typedef struct ref_ctx {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-REF_FN tc_status ref_fail(ref_ctx *c, tc_status s, const char *fmt, ...) {
+REF_FN tc_status
+ref_fail(ref_ctx *c, tc_status s, const char *fmt, ...) {
     va_list ap;
     if (c->status != TC_OK) return c->status; /* the first error wins */
     c->status = s;
@@ -404,7 +427,8 @@ REF_FN ref_val ref_read(ref_ctx *c, const tc_ir_node *n) {
         const tc_ir_index *ix = &n->index[k];
         if (ix->affine) {
             idx[k] = c->sxv[ix->offset];
-            for (l = 0; l < c->st->n_loops; l++) idx[k] += ix->coef[l] * c->loopv[l];
+            for (l = 0; l < c->st->n_loops; l++)
+                idx[k] += ix->coef[l] * c->loopv[l];
         } else {
             ref_val iv = ref_node(c, ix->node);
             gather = 1;
@@ -442,7 +466,8 @@ REF_FN void ref_check_operands(ref_ctx *c, const tc_ir_node *n, tc_dtype want) {
     for (k = 0; k < n->nargs; k++)
         if (c->st->nodes[n->args[k]].dtype != want)
             ref_fail(c, TC_ERR_BACKEND, "ref: IR bug: operand %d of op %d is %s, operand 0 is %s",
-                     k, (int)n->op, tc_dtype_name(c->st->nodes[n->args[k]].dtype), tc_dtype_name(want));
+                     k, (int)n->op, tc_dtype_name(c->st->nodes[n->args[k]].dtype),
+                     tc_dtype_name(want));
 }
 
 REF_FN ref_val ref_node(ref_ctx *c, int id) {
@@ -456,8 +481,10 @@ REF_FN ref_val ref_node(ref_ctx *c, int id) {
     }
     switch (n->op) {
     case TC_IR_CONST:
-        if (ref_is_float(n->dtype)) r.f = ref_round(n->dtype, n->fval);
-        else r.u = ref_wrap(n->dtype, (uint64_t)n->ival);
+        if (ref_is_float(n->dtype))
+            r.f = ref_round(n->dtype, n->fval);
+        else
+            r.u = ref_wrap(n->dtype, (uint64_t)n->ival);
         return r;
     case TC_IR_INDEX: r.u = ref_wrap(n->dtype, (uint64_t)c->loopv[n->loop]); return r;
     case TC_IR_SIZE: r.u = ref_wrap(n->dtype, (uint64_t)c->sxv[n->sx]); return r;
@@ -466,13 +493,15 @@ REF_FN ref_val ref_node(ref_ctx *c, int id) {
     case TC_IR_SELECT: /* only the chosen branch is evaluated */
         a = ref_node(c, n->args[0]);
         return ref_node(c, a.u ? n->args[1] : n->args[2]);
-    case TC_IR_AND: case TC_IR_OR:
+    case TC_IR_AND:
+    case TC_IR_OR:
         a = ref_node(c, n->args[0]);
         if ((n->op == TC_IR_AND) == (a.u != 0)) a = ref_node(c, n->args[1]);
         r.u = a.u != 0;
         return r;
     case TC_IR_NOT: r.u = ref_node(c, n->args[0]).u == 0; return r;
-    case TC_IR_CAST: return ref_cast(n->dtype, c->st->nodes[n->args[0]].dtype, ref_node(c, n->args[0]));
+    case TC_IR_CAST:
+        return ref_cast(n->dtype, c->st->nodes[n->args[0]].dtype, ref_node(c, n->args[0]));
     default: break;
     }
     at = c->st->nodes[n->args[0]].dtype;
@@ -509,23 +538,27 @@ REF_FN ref_val ref_identity(tc_reduce red, tc_dtype t) {
         v.u = 1;
     } else if (red == TC_REDUCE_MIN || red == TC_REDUCE_MAX) {
         int mx = red == TC_REDUCE_MIN;
-        if (ref_is_float(t)) v.f = mx ? INFINITY : -INFINITY;
-        else if (t == TC_BOOL) v.u = (uint64_t)mx;
+        if (ref_is_float(t))
+            v.f = mx ? INFINITY : -INFINITY;
+        else if (t == TC_BOOL)
+            v.u = (uint64_t)mx;
         else if (ref_is_signed(t))
             v.u = ref_wrap(t, mx ? (((uint64_t)1 << (bits - 1)) - 1) : ((uint64_t)1 << (bits - 1)));
-        else v.u = mx ? ref_wrap(t, UINT64_MAX) : 0;
+        else
+            v.u = mx ? ref_wrap(t, UINT64_MAX) : 0;
     }
     return v;
 }
 REF_FN ref_val ref_combine(tc_reduce red, tc_dtype t, ref_val acc, ref_val v) {
     static const tc_ir_op ops[TC_REDUCE_COUNT] = {TC_IR_ADD, TC_IR_ADD, TC_IR_MUL, TC_IR_MIN,
-                                                   TC_IR_MAX};
+                                                  TC_IR_MAX};
     if (red == TC_REDUCE_ASSIGN) return v;
     if (t == TC_BOOL) { /* + and max are "or", * and min are "and" */
         acc.u = (red == TC_REDUCE_SUM || red == TC_REDUCE_MAX) ? (acc.u | v.u) : (acc.u & v.u);
         return acc;
     }
-    if (ref_is_float(t)) return ref_arith_float(ops[red], t == TC_FLOAT16 ? TC_FLOAT32 : t, acc.f, v.f);
+    if (ref_is_float(t))
+        return ref_arith_float(ops[red], t == TC_FLOAT16 ? TC_FLOAT32 : t, acc.f, v.f);
     return ref_arith_int(ops[red], t, acc.u, v.u);
 }
 
@@ -545,13 +578,15 @@ REF_FN void ref_stmt(ref_ctx *c, const tc_ir_stmt *s) {
         ref_fail(c, TC_ERR_BACKEND, "ref: IR bug: statement writes input %s",
                  c->d->tensors[s->tensor].name);
     if (s->value < 0 || s->value >= s->n_nodes || s->nodes[s->value].dtype != ct)
-        ref_fail(c, TC_ERR_BACKEND, "ref: IR bug: value node %d of %s is not %s",
-                 s->value, c->d->tensors[s->tensor].name, tc_dtype_name(ct));
+        ref_fail(c, TC_ERR_BACKEND, "ref: IR bug: value node %d of %s is not %s", s->value,
+                 c->d->tensors[s->tensor].name, tc_dtype_name(ct));
     if (c->status != TC_OK) return;
-    for (k = 0; k < rank; k++) n *= out->shape[k];
+    for (k = 0; k < rank; k++)
+        n *= out->shape[k];
     if (s->init) {
         ref_val id = ref_identity(s->reduce, ct);
-        for (i = 0; i < n; i++) ref_store(out->dtype, out->data + i * (int64_t)tc_dtype_size(out->dtype), id);
+        for (i = 0; i < n; i++)
+            ref_store(out->dtype, out->data + i * (int64_t)tc_dtype_size(out->dtype), id);
     }
     for (l = 0; l < s->n_loops; l++) {
         lo[l] = c->sxv[s->loops[l].lo];
@@ -562,7 +597,8 @@ REF_FN void ref_stmt(ref_ctx *c, const tc_ir_stmt *s) {
     for (;;) {
         char *p;
         ref_val v = ref_node(c, s->value);
-        for (k = 0; k < rank; k++) idx[k] = loopv[k];
+        for (k = 0; k < rank; k++)
+            idx[k] = loopv[k];
         p = c->status == TC_OK ? ref_addr(c, s->tensor, idx, 0, "write") : NULL;
         if (!p) return;
         ref_store(out->dtype, p, ref_combine(s->reduce, ct, ref_load(out->dtype, p), v));
@@ -581,8 +617,8 @@ REF_FN tc_status ref_bind(ref_ctx *c, const tc_tensor *in, int n_in) {
     int bound[256], i, k;
     tc_error err;
     if (d->n_sizevars > 256 || d->n_inputs > 64)
-        return ref_fail(c, TC_ERR_LIMIT, "ref: %s: too many sizes (%d, %d)", d->name,
-                        d->n_sizevars, d->n_inputs);
+        return ref_fail(c, TC_ERR_LIMIT, "ref: %s: too many sizes (%d, %d)", d->name, d->n_sizevars,
+                        d->n_inputs);
     if (n_in != d->n_inputs)
         return ref_fail(c, TC_ERR_INVALID_ARGUMENT, "ref: %s wants %d inputs, got %d", d->name,
                         d->n_inputs, n_in);
@@ -593,13 +629,15 @@ REF_FN tc_status ref_bind(ref_ctx *c, const tc_tensor *in, int n_in) {
         if (in[i].dtype != t->dtype || in[i].rank != t->rank || (!in[i].data && t->rank == 0))
             return ref_fail(c, TC_ERR_SHAPE, "ref: input %s: dtype/rank %d/%d mismatch", t->name,
                             (int)in[i].dtype, in[i].rank);
-        if (t->rank == 0 && !ref_is_float(t->dtype)) scalars[i] = (int64_t)ref_load(t->dtype, in[i].data).u;
+        if (t->rank == 0 && !ref_is_float(t->dtype))
+            scalars[i] = (int64_t)ref_load(t->dtype, in[i].data).u;
         for (k = 0; k < t->rank; k++) {
             const tc_sx *s = &d->sx[t->extent[k]];
             if (s->op != TC_SX_VAR) continue;
             if (bound[s->value] && vars[s->value] != in[i].shape[k])
-                return ref_fail(c, TC_ERR_SHAPE, "ref: size variable bound twice (input %s: %lld vs %lld)",
-                                t->name, (long long)vars[s->value], (long long)in[i].shape[k]);
+                return ref_fail(c, TC_ERR_SHAPE,
+                                "ref: size variable bound twice (input %s: %lld vs %lld)", t->name,
+                                (long long)vars[s->value], (long long)in[i].shape[k]);
             vars[s->value] = in[i].shape[k];
             bound[s->value] = 1;
         }
@@ -659,7 +697,8 @@ REF_FN tc_status ref_buffers(ref_ctx *c, const tc_tensor *in, tc_tensor *out, in
             b->stride[k] = (i < d->n_inputs && in[i].strides) ? in[i].strides[k] : n;
             n *= b->shape[k];
             if (n > ((int64_t)1 << 32))
-                return ref_fail(c, TC_ERR_LIMIT, "ref: %s too large (%lld elements)", t->name, (long long)n);
+                return ref_fail(c, TC_ERR_LIMIT, "ref: %s too large (%lld elements)", t->name,
+                                (long long)n);
         }
         if (i < d->n_inputs) {
             b->data = (char *)in[i].data;
@@ -676,7 +715,9 @@ REF_FN tc_status ref_buffers(ref_ctx *c, const tc_tensor *in, tc_tensor *out, in
         } else {
             b->data = (char *)calloc((size_t)(n ? n : 1), tc_dtype_size(t->dtype));
             b->owned = 1;
-            if (!b->data) return ref_fail(c, TC_ERR_OUT_OF_MEMORY, "ref: %s: %lld elements", t->name, (long long)n);
+            if (!b->data)
+                return ref_fail(c, TC_ERR_OUT_OF_MEMORY, "ref: %s: %lld elements", t->name,
+                                (long long)n);
         }
     }
     return TC_OK;
@@ -698,7 +739,8 @@ REF_FN tc_status ref_run_def(const tc_ir_def *d, const tc_tensor *inputs, int n_
     if (!c.sxv || !c.bufs) ref_fail(&c, TC_ERR_OUT_OF_MEMORY, "ref: out of memory");
     if (c.status == TC_OK && ref_bind(&c, inputs, n_inputs) == TC_OK &&
         ref_buffers(&c, inputs, outputs, n_outputs) == TC_OK && ref_checks(&c) == TC_OK)
-        for (i = 0; i < c.d->n_stmts && c.status == TC_OK; i++) ref_stmt(&c, &c.d->stmts[i]);
+        for (i = 0; i < c.d->n_stmts && c.status == TC_OK; i++)
+            ref_stmt(&c, &c.d->stmts[i]);
     for (i = 0; c.bufs && i < c.d->n_tensors; i++) {
         ref_buf *b = &c.bufs[i];
         int is_out = i >= c.d->n_inputs && i < c.d->n_inputs + c.d->n_outputs;
@@ -706,7 +748,8 @@ REF_FN tc_status ref_run_def(const tc_ir_def *d, const tc_tensor *inputs, int n_
             tc_tensor *o = &outputs[i - c.d->n_inputs];
             o->dtype = b->dtype;
             o->rank = b->rank;
-            for (k = 0; k < b->rank; k++) o->shape[k] = b->shape[k];
+            for (k = 0; k < b->rank; k++)
+                o->shape[k] = b->shape[k];
             o->data = b->data;
         } else if (b->owned) {
             free(b->data);
@@ -739,7 +782,8 @@ REF_FN void ref_free_outputs(tc_tensor *outputs, int n) {
 REF_FN int64_t ref_numel(const tc_tensor *t) {
     int64_t n = 1;
     int k;
-    for (k = 0; k < t->rank; k++) n *= t->shape[k];
+    for (k = 0; k < t->rank; k++)
+        n *= t->shape[k];
     return n;
 }
 #endif

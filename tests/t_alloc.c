@@ -5,6 +5,7 @@
    Every failing step must return TC_ERR_OUT_OF_MEMORY, leave nothing
    allocated (a live-block count, and LeakSanitizer in the ASan build) and
    never crash. Results of the steps that succeed are checked. */
+#define TC_ARENA_CHUNK 256 /* small chunks: many more allocations to fail */
 #define TC_IMPLEMENTATION
 #include "tc.h"
 #include "harness.h"
@@ -57,16 +58,15 @@ static tc_allocator fa_allocator(fa_state *f) {
     return a;
 }
 
-static const char *const fa_source =
-    "def sq(float(N) x) -> (y) { y(i) = x(i) * x(i) }\n"
-    "def f(float(M,N) X, int32(L) Idx) -> (Y, E, q) {\n"
-    "    mx(i) max=! X(i,j)\n"
-    "    e(i,j) = exp(X(i,j) - mx(i))\n"
-    "    s(i) +=! e(i,j)\n"
-    "    Y(i,j) = e(i,j) / s(i)\n"
-    "    E(l,j) = Y(Idx(l), j)\n"
-    "    q = sq(s)\n"
-    "}\n";
+static const char *const fa_source = "def sq(float(N) x) -> (y) { y(i) = x(i) * x(i) }\n"
+                                     "def f(float(M,N) X, int32(L) Idx) -> (Y, E, q) {\n"
+                                     "    mx(i) max=! X(i,j)\n"
+                                     "    e(i,j) = exp(X(i,j) - mx(i))\n"
+                                     "    s(i) +=! e(i,j)\n"
+                                     "    Y(i,j) = e(i,j) / s(i)\n"
+                                     "    E(l,j) = Y(Idx(l), j)\n"
+                                     "    q = sq(s)\n"
+                                     "}\n";
 
 #define FA_M 5
 #define FA_N 300
@@ -89,7 +89,8 @@ static int fa_results_ok(const tc_tensor *o) {
     if (!y || !e || !q || o[0].shape[0] != FA_M || o[0].shape[1] != FA_N) return 0;
     for (i = 0; i < FA_M; i++) {
         double s = 0;
-        for (j = 0; j < FA_N; j++) s += y[i * FA_N + j];
+        for (j = 0; j < FA_N; j++)
+            s += y[i * FA_N + j];
         if (fabs(s - 1) > 1e-4) return 0;
     }
     for (i = 0; i < FA_L; i++)
@@ -126,7 +127,8 @@ static tc_status fa_sequence(fa_state *f, int *ok) {
     memset(&rd, 0, sizeof rd);
     rd.entry = "f", rd.inputs = in, rd.n_inputs = 2, rd.n_outputs = 3;
     if (st == TC_OK) { /* a plan with caller buffers */
-        for (i = 0; i < 3; i++) mine[i] = out[i], mine[i].data = buf[i];
+        for (i = 0; i < 3; i++)
+            mine[i] = out[i], mine[i].data = buf[i];
         rd.outputs = mine;
         st = tc_plan_create(p, &rd, &plan, &err);
         if (st == TC_OK) st = tc_plan_run(plan, &rd, &err);
@@ -137,9 +139,11 @@ static tc_status fa_sequence(fa_state *f, int *ok) {
         memset(out, 0, sizeof out);
         rd.outputs = out;
         st = tc_run(p, &rd, &err);
-        for (i = 0; i < 3; i++) *ok &= st == TC_OK ? out[i].data != NULL : out[i].data == NULL;
+        for (i = 0; i < 3; i++)
+            *ok &= st == TC_OK ? out[i].data != NULL : out[i].data == NULL;
         if (st == TC_OK) *ok &= fa_results_ok(out);
-        for (i = 0; i < 3; i++) tc_tensor_free(p, &out[i]);
+        for (i = 0; i < 3; i++)
+            tc_tensor_free(p, &out[i]);
     }
     if (st == TC_OK) st = tc_pool_create(2, &a, &pool, &err);
     if (st == TC_OK) {
@@ -147,7 +151,8 @@ static tc_status fa_sequence(fa_state *f, int *ok) {
         rd.outputs = out, rd.pool = pool;
         st = tc_run(p, &rd, &err);
         if (st == TC_OK) *ok &= fa_results_ok(out);
-        for (i = 0; i < 3; i++) tc_tensor_free(p, &out[i]);
+        for (i = 0; i < 3; i++)
+            tc_tensor_free(p, &out[i]);
     }
     tc_pool_free(pool);
     tc_program_free(p);
@@ -167,7 +172,8 @@ static void fa_sweep(int sticky) {
         st = fa_sequence(&f, &ok);
         steps++;
         if (f.live != 0 && leaks++ < 5) fprintf(stderr, "N=%ld: %ld blocks leaked\n", n, f.live);
-        if (!ok && wrong++ < 5) fprintf(stderr, "N=%ld: wrong result or state (%s)\n", n, tc_status_name(st));
+        if (!ok && wrong++ < 5)
+            fprintf(stderr, "N=%ld: wrong result or state (%s)\n", n, tc_status_name(st));
         if (f.failed == 0) { /* allocation N never happened: the sequence ran through */
             done = 1;
             CHECKF(st == TC_OK, "full sequence failed without an injected failure: %s",
@@ -178,7 +184,8 @@ static void fa_sweep(int sticky) {
     }
     CHECKF(done, "never ran through after %d steps", steps);
     CHECKF(steps > 3, "only %d allocations: the allocator is not used", steps);
-    CHECKF(bad_status == 0, "%d steps returned another status than TC_ERR_OUT_OF_MEMORY", bad_status);
+    CHECKF(bad_status == 0, "%d steps returned another status than TC_ERR_OUT_OF_MEMORY",
+           bad_status);
     CHECKF(leaks == 0, "%d steps leaked", leaks);
     CHECKF(wrong == 0, "%d steps gave wrong results", wrong);
 }
@@ -225,7 +232,8 @@ static void test_failing_compile_errors(void) {
 
 int main(void) {
     int i;
-    for (i = 0; i < FA_M * FA_N; i++) fa_x[i] = (float)((i * 37 % 101) - 50) / 25.0f;
+    for (i = 0; i < FA_M * FA_N; i++)
+        fa_x[i] = (float)((i * 37 % 101) - 50) / 25.0f;
     RUN(test_fail_nth);
     RUN(test_fail_from_nth);
     RUN(test_failing_compile_errors);

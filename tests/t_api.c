@@ -7,8 +7,8 @@
 #include "tc.h"
 #include "harness.h"
 
-static const char *const mm_src =
-    "def mm(float(M,K) Alpha, float(K,N) Beta) -> (Gamma) { Gamma(i,j) +=! Alpha(i,k) * Beta(k,j) }";
+static const char *const mm_src = "def mm(float(M,K) Alpha, float(K,N) Beta) -> (Gamma) { "
+                                  "Gamma(i,j) +=! Alpha(i,k) * Beta(k,j) }";
 
 static tc_program *api_compile(const char *src) {
     tc_compile_desc cd;
@@ -44,7 +44,8 @@ static int api_untouched(const float *buf, int n) {
 }
 static void api_poison(float *buf, int n) {
     int i;
-    for (i = 0; i < n; i++) buf[i] = -777.0f;
+    for (i = 0; i < n; i++)
+        buf[i] = -777.0f;
 }
 
 static void test_compile_misuse(void) {
@@ -184,18 +185,18 @@ static void test_wrong_tensors(void) {
     tc_error err;
     tc_status st;
     if (!p) return;
-#define API_TRY(setup, want, name)                                                               \
-    do {                                                                                         \
-        api_mm_tensors(in, out, obuf);                                                           \
-        api_poison(obuf, 8);                                                                     \
-        setup;                                                                                   \
-        api_desc(&rd, in, 2, out, 1);                                                            \
-        memset(&err, 0, sizeof err);                                                             \
-        st = tc_run(p, &rd, &err);                                                               \
-        CHECKF(st == (want), "%s: got %s (%s)", #setup, tc_status_name(st), err.msg);            \
-        CHECKF(api_untouched(obuf, 8), "%s: output written", #setup);                           \
-        CHECKF(err.code == st && strstr(err.msg, name), "%s: message does not name %s: %s",     \
-               #setup, name, err.msg);                                                           \
+#define API_TRY(setup, want, name)                                                                 \
+    do {                                                                                           \
+        api_mm_tensors(in, out, obuf);                                                             \
+        api_poison(obuf, 8);                                                                       \
+        setup;                                                                                     \
+        api_desc(&rd, in, 2, out, 1);                                                              \
+        memset(&err, 0, sizeof err);                                                               \
+        st = tc_run(p, &rd, &err);                                                                 \
+        CHECKF(st == (want), "%s: got %s (%s)", #setup, tc_status_name(st), err.msg);              \
+        CHECKF(api_untouched(obuf, 8), "%s: output written", #setup);                              \
+        CHECKF(err.code == st && strstr(err.msg, name), "%s: message does not name %s: %s",        \
+               #setup, name, err.msg);                                                             \
     } while (0)
     API_TRY(in[0].dtype = TC_FLOAT64, TC_ERR_TYPE, "Alpha");
     API_TRY(in[1].dtype = TC_INT32, TC_ERR_TYPE, "Beta");
@@ -204,7 +205,7 @@ static void test_wrong_tensors(void) {
     API_TRY(in[1].rank = 1, TC_ERR_SHAPE, "Beta");
     API_TRY(in[0].rank = -1, TC_ERR_SHAPE, "Alpha");
     API_TRY(in[0].rank = TC_MAX_RANK + 1, TC_ERR_SHAPE, "Alpha");
-    API_TRY(in[1].shape[0] = 4, TC_ERR_SHAPE, "Beta");  /* K: 3 vs 4 */
+    API_TRY(in[1].shape[0] = 4, TC_ERR_SHAPE, "Beta"); /* K: 3 vs 4 */
     API_TRY(in[0].shape[1] = -3, TC_ERR_SHAPE, "Alpha");
     API_TRY(in[1].data = NULL, TC_ERR_INVALID_ARGUMENT, "Beta");
     API_TRY(out[0].dtype = TC_FLOAT64, TC_ERR_TYPE, "Gamma");
@@ -225,16 +226,17 @@ static void test_wrong_tensors(void) {
     api_poison(obuf, 8);
     api_desc(&rd, in, 2, out, 1);
     st = tc_run(p, &rd, &err);
-    CHECKF(st == TC_OK && obuf[0] == 0 && obuf[7] == 0, "K = 0: %s %s", tc_status_name(st), err.msg);
+    CHECKF(st == TC_OK && obuf[0] == 0 && obuf[7] == 0, "K = 0: %s %s", tc_status_name(st),
+           err.msg);
     tc_program_free(p);
 }
 
 /* Failed run-time checks leave every caller output untouched. */
 static void test_untouched_on_failure(void) {
-    tc_program *p = api_compile(
-        "def two(float(N) B, float(M) C, float(K) D, int32(L) Idx) -> (E, A) {\n"
-        "    E(l) = B(Idx(l))\n"
-        "    A(i,j) = B(i) * C(i+j) * D(j)\n}\n");
+    tc_program *p =
+        api_compile("def two(float(N) B, float(M) C, float(K) D, int32(L) Idx) -> (E, A) {\n"
+                    "    E(l) = B(Idx(l))\n"
+                    "    A(i,j) = B(i) * C(i+j) * D(j)\n}\n");
     float b[4] = {1, 2, 3, 4}, c[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, d[5] = {1, 2, 3, 4, 5};
     int32_t idx[3] = {0, 3, 1};
     float ebuf[3], abuf[20];
@@ -268,7 +270,8 @@ static void test_untouched_on_failure(void) {
     idx[1] = 4;
     api_poison(ebuf, 3), api_poison(abuf, 20);
     st = tc_run(p, &rd, &err);
-    CHECKF(st == TC_ERR_BOUNDS && strstr(err.msg, "B"), "gather: %s %s", tc_status_name(st), err.msg);
+    CHECKF(st == TC_ERR_BOUNDS && strstr(err.msg, "B"), "gather: %s %s", tc_status_name(st),
+           err.msg);
     CHECKF(api_untouched(ebuf, 3) && api_untouched(abuf, 20), "gather failure wrote outputs");
     idx[1] = -1;
     st = tc_run(p, &rd, &err);
@@ -286,8 +289,8 @@ static void test_untouched_on_failure(void) {
 static void test_declared_and_negative(void) {
     tc_program *p = api_compile(
         "def dec(float(N) x, float(M) u) -> (float(M) y, z) { y(i) = x(i)\n z(i) = u(i) }");
-    tc_program *q = api_compile(
-        "def conv(float(H) I, float(KH) Wt) -> (Out) { Out(h) +=! I(h + k) * Wt(k) }");
+    tc_program *q =
+        api_compile("def conv(float(H) I, float(KH) Wt) -> (Out) { Out(h) +=! I(h + k) * Wt(k) }");
     float x[4] = {1, 2, 3, 4}, w[6] = {0};
     tc_tensor in[2], out[2];
     tc_run_desc rd;
@@ -300,7 +303,8 @@ static void test_declared_and_negative(void) {
     if (p) { /* y's declared extent M (6) differs from the inferred N (4) */
         api_desc(&rd, in, 2, out, 2);
         st = tc_run(p, &rd, &err);
-        CHECKF(st != TC_OK && strstr(err.msg, "y"), "declared dims: %s %s", tc_status_name(st), err.msg);
+        CHECKF(st != TC_OK && strstr(err.msg, "y"), "declared dims: %s %s", tc_status_name(st),
+               err.msg);
         CHECK(out[0].data == NULL && out[1].data == NULL);
     }
     if (q) { /* kernel larger than the input: a negative extent naming Out */
@@ -401,7 +405,8 @@ static void test_error_format(void) {
     l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
     CHECKF(l2 && strncmp(l2 + 1, "    b(i) = a(i) +* 2\n", 21) == 0, "%s", buf);
     if (l3) { /* caret under the column */
-        for (k = 0; k < err.col - 1 && l3[1 + k] == ' '; k++) {}
+        for (k = 0; k < err.col - 1 && l3[1 + k] == ' '; k++) {
+        }
         CHECKF(k == err.col - 1 && l3[1 + k] == '^', "caret: %s", buf);
     } else {
         CHECK(l3 != NULL);

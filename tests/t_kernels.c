@@ -47,7 +47,8 @@ static tc_status kc_vm(const tc_program *p, const tc_tensor *in, int n_in, tc_te
 static void kc_buffers(const tc_tensor *like, const tc_tensor *pre, tc_tensor *out, int n) {
     int i;
     for (i = 0; i < n; i++) {
-        if (pre) out[i] = kc_copy(&pre[i]);
+        if (pre)
+            out[i] = kc_copy(&pre[i]);
         else {
             out[i] = like[i];
             out[i].data = calloc((size_t)ref_numel(&like[i]) + 1, tc_dtype_size(like[i].dtype));
@@ -57,7 +58,8 @@ static void kc_buffers(const tc_tensor *like, const tc_tensor *pre, tc_tensor *o
 
 static void kc_free_vm(const tc_program *p, tc_tensor *t, int n) {
     int i;
-    for (i = 0; i < n; i++) tc_tensor_free(p, &t[i]);
+    for (i = 0; i < n; i++)
+        tc_tensor_free(p, &t[i]);
 }
 
 /* tc_infer_shapes agrees with the reference's shapes. */
@@ -69,21 +71,25 @@ static void kc_check_infer(const tc_program *p, const kc_case *k, const tc_tenso
     int i, same = 1;
     memset(sh, 0, sizeof sh);
     st = tc_infer_shapes(p, NULL, in, n_in, sh, n_out, &err);
-    for (i = 0; st == TC_OK && i < n_out; i++) same &= kc_same_shape(&sh[i], &want[i]);
+    for (i = 0; st == TC_OK && i < n_out; i++)
+        same &= kc_same_shape(&sh[i], &want[i]);
     CHECKF(st == TC_OK && same, "%s (%s): tc_infer_shapes: %s %s", k->family, k->sizes,
            tc_status_name(st), st ? err.msg : "shapes differ from the reference");
 }
 
-/* Runs the VM with a pool or through a plan and compares bitwise with `got`. */
+/* Runs the VM again (mode KC_POOL: with `pool`; KC_PLAN: through a plan;
+   KC_UNCHECKED: without gather checks) and compares bitwise with `got`. */
+enum { KC_POOL, KC_PLAN, KC_UNCHECKED };
 static void kc_check_same(const tc_program *p, const kc_case *k, const tc_tensor *in, int n_in,
                           const tc_tensor *got, const tc_tensor *pre, int n_out, tc_pool *pool,
-                          int use_plan) {
+                          int mode) {
+    static const char *const what[] = {"pool", "plan", "unchecked gathers"};
     tc_tensor o[KC_MAX_OUT];
     tc_error err;
     tc_status st;
     int i, same = 1;
     kc_buffers(got, pre, o, n_out);
-    if (use_plan) {
+    if (mode == KC_PLAN) {
         tc_plan *plan = NULL;
         tc_run_desc rd;
         memset(&rd, 0, sizeof rd);
@@ -94,13 +100,23 @@ static void kc_check_same(const tc_program *p, const kc_case *k, const tc_tensor
         st = tc_plan_create(p, &rd, &plan, &err);
         if (st == TC_OK) st = tc_plan_run(plan, &rd, &err);
         tc_plan_free(plan);
+    } else if (mode == KC_UNCHECKED) {
+        tc_run_desc rd;
+        memset(&rd, 0, sizeof rd);
+        rd.inputs = in;
+        rd.n_inputs = n_in;
+        rd.outputs = o;
+        rd.n_outputs = n_out;
+        rd.unchecked_gathers = 1;
+        st = tc_run(p, &rd, &err);
     } else {
         st = kc_vm(p, in, n_in, o, n_out, pool, &err);
     }
-    for (i = 0; st == TC_OK && i < n_out; i++) same &= kc_bitwise_equal(&o[i], &got[i]);
-    CHECKF(st == TC_OK && same, "%s (%s): %s differs from one thread: %s %s", k->family, k->sizes,
-           use_plan ? "plan" : pool == g_pool2 ? "2 threads" : "3 threads", tc_status_name(st),
-           st ? err.msg : "");
+    for (i = 0; st == TC_OK && i < n_out; i++)
+        same &= kc_bitwise_equal(&o[i], &got[i]);
+    CHECKF(st == TC_OK && same, "%s (%s): %s (%d threads) differs from one thread: %s %s",
+           k->family, k->sizes, what[mode], pool ? tc_pool_num_threads(pool) : 1,
+           tc_status_name(st), st ? err.msg : "");
     kc_free_tensors(o, n_out);
 }
 
@@ -111,8 +127,8 @@ static void kc_check_outputs(const kc_case *k, const tc_ir_def *d, const tc_tens
     int i;
     for (i = 0; i < n_out; i++) {
         int ok = kc_compare(&got[i], &want[i], k->tol, why, sizeof why);
-        CHECKF(ok, "%s (%s): output %s: %s", k->family, k->sizes,
-               d->tensors[d->n_inputs + i].name, why);
+        CHECKF(ok, "%s (%s): output %s: %s", k->family, k->sizes, d->tensors[d->n_inputs + i].name,
+               why);
     }
 }
 
@@ -144,7 +160,8 @@ static void kc_run_case(const kc_case *k) {
         if (k->accumulate) { /* prefilled caller buffers: both add to the same contents */
             int i;
             kc_buffers(want, NULL, pre, n_out);
-            for (i = 0; i < n_out; i++) kc_fill(&pre[i], 0.5, 1.5, 0, &rng);
+            for (i = 0; i < n_out; i++)
+                kc_fill(&pre[i], 0.5, 1.5, 0, &rng);
             kc_free_tensors(want, n_out);
             kc_buffers(pre, pre, want, n_out);
             st = ref_run(p, NULL, in, n_in, want, n_out, why, sizeof why);
@@ -155,10 +172,13 @@ static void kc_run_case(const kc_case *k) {
         CHECKF(st == TC_OK, "%s (%s): tc_run: %s: %s", k->family, k->sizes, tc_status_name(st),
                err.msg);
         if (st == TC_OK) {
+            const tc_tensor *start = k->accumulate ? pre : NULL;
             kc_check_outputs(k, d, got, want, n_out);
-            kc_check_same(p, k, in, n_in, got, k->accumulate ? pre : NULL, n_out, g_pool2, 0);
-            kc_check_same(p, k, in, n_in, got, k->accumulate ? pre : NULL, n_out, g_pool3, 0);
-            kc_check_same(p, k, in, n_in, got, k->accumulate ? pre : NULL, n_out, NULL, 1);
+            kc_check_same(p, k, in, n_in, got, start, n_out, g_pool2, KC_POOL);
+            kc_check_same(p, k, in, n_in, got, start, n_out, g_pool3, KC_POOL);
+            kc_check_same(p, k, in, n_in, got, start, n_out, NULL, KC_PLAN);
+            if (strstr(k->family, "gather"))
+                kc_check_same(p, k, in, n_in, got, start, n_out, NULL, KC_UNCHECKED);
         }
         if (k->accumulate) {
             kc_free_tensors(pre, n_out);
@@ -189,37 +209,68 @@ typedef struct kc_builtin_case {
 } kc_builtin_case;
 
 static const kc_builtin_case kc_builtins[] = {
-    {"acos", 1, "x0=-0.99:0.99", 0}, {"acosh", 1, "x0=1:5", 0},
-    {"asin", 1, "x0=-0.99:0.99", 0}, {"asinh", 1, "x0=-5:5", 0},
-    {"atan", 1, "x0=-5:5", 0}, {"atanh", 1, "x0=-0.95:0.95", 0},
-    {"cbrt", 1, "x0=-10:10", 0}, {"ceil", 1, "x0=-10:10", 1},
-    {"cos", 1, "x0=-6:6", 0}, {"cosh", 1, "x0=-5:5", 0},
-    {"cospi", 1, "x0=-3:3", 0}, {"cyl_bessel_i0", 1, "x0=-5:5", 0},
-    {"cyl_bessel_i1", 1, "x0=-5:5", 0}, {"erf", 1, "x0=-3:3", 0},
-    {"erfc", 1, "x0=-3:3", 0}, {"erfcinv", 1, "x0=0.05:1.95", 0},
-    {"erfcx", 1, "x0=-2:5", 0}, {"erfinv", 1, "x0=-0.95:0.95", 0},
-    {"exp", 1, "x0=-10:10", 0}, {"exp10", 1, "x0=-4:4", 0},
-    {"exp2", 1, "x0=-10:10", 0}, {"expm1", 1, "x0=-3:3", 0},
-    {"fabs", 1, "x0=-10:10", 1}, {"floor", 1, "x0=-10:10", 1},
-    {"j0", 1, "x0=-10:10", 0}, {"j1", 1, "x0=-10:10", 0},
-    {"lgamma", 1, "x0=0.1:6", 0}, {"log", 1, "x0=0.01:10", 0},
-    {"log10", 1, "x0=0.01:10", 0}, {"log1p", 1, "x0=-0.9:10", 0},
-    {"log2", 1, "x0=0.01:10", 0}, {"logb", 1, "x0=0.01:1000", 1},
-    {"normcdf", 1, "x0=-5:5", 0}, {"normcdfinv", 1, "x0=0.02:0.98", 0},
-    {"rcbrt", 1, "x0=0.1:10", 0}, {"round", 1, "x0=-10:10", 1},
-    {"rsqrt", 1, "x0=0.01:10", 0}, {"sin", 1, "x0=-6:6", 0},
-    {"sinh", 1, "x0=-5:5", 0}, {"sinpi", 1, "x0=-3:3", 0},
-    {"sqrt", 1, "x0=0:100", 1}, {"tan", 1, "x0=-1.4:1.4", 0},
-    {"tanh", 1, "x0=-5:5", 0}, {"tgamma", 1, "x0=0.1:6", 0},
-    {"trunc", 1, "x0=-10:10", 1}, {"y0", 1, "x0=0.1:10", 0},
-    {"y1", 1, "x0=0.1:10", 0}, {"atan2", 2, "x0=-3:3 x1=-3:3", 0},
-    {"copysign", 2, "x0=-3:3 x1=-3:3", 1}, {"fdim", 2, "x0=-3:3 x1=-3:3", 1},
-    {"fdivide", 2, "x0=-3:3 x1=0.5:3", 0}, {"fmax", 2, "x0=-3:3 x1=-3:3", 1},
-    {"fmin", 2, "x0=-3:3 x1=-3:3", 1}, {"fmod", 2, "x0=-10:10 x1=0.5:3", 1},
-    {"hypot", 2, "x0=-5:5 x1=-5:5", 0}, {"nextafter", 2, "x0=-3:3 x1=-3:3", 1},
-    {"pow", 2, "x0=0.1:5 x1=-3:3", 0}, {"remainder", 2, "x0=-10:10 x1=0.5:3", 1},
-    {"rhypot", 2, "x0=-5:5 x1=-5:5", 0}, {"fma", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 1},
-    {"norm3d", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 0}, {"rnorm3d", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 0},
+    {"acos", 1, "x0=-0.99:0.99", 0},
+    {"acosh", 1, "x0=1:5", 0},
+    {"asin", 1, "x0=-0.99:0.99", 0},
+    {"asinh", 1, "x0=-5:5", 0},
+    {"atan", 1, "x0=-5:5", 0},
+    {"atanh", 1, "x0=-0.95:0.95", 0},
+    {"cbrt", 1, "x0=-10:10", 0},
+    {"ceil", 1, "x0=-10:10", 1},
+    {"cos", 1, "x0=-6:6", 0},
+    {"cosh", 1, "x0=-5:5", 0},
+    {"cospi", 1, "x0=-3:3", 0},
+    {"cyl_bessel_i0", 1, "x0=-5:5", 0},
+    {"cyl_bessel_i1", 1, "x0=-5:5", 0},
+    {"erf", 1, "x0=-3:3", 0},
+    {"erfc", 1, "x0=-3:3", 0},
+    {"erfcinv", 1, "x0=0.05:1.95", 0},
+    {"erfcx", 1, "x0=-2:5", 0},
+    {"erfinv", 1, "x0=-0.95:0.95", 0},
+    {"exp", 1, "x0=-10:10", 0},
+    {"exp10", 1, "x0=-4:4", 0},
+    {"exp2", 1, "x0=-10:10", 0},
+    {"expm1", 1, "x0=-3:3", 0},
+    {"fabs", 1, "x0=-10:10", 1},
+    {"floor", 1, "x0=-10:10", 1},
+    {"j0", 1, "x0=-10:10", 0},
+    {"j1", 1, "x0=-10:10", 0},
+    {"lgamma", 1, "x0=0.1:6", 0},
+    {"log", 1, "x0=0.01:10", 0},
+    {"log10", 1, "x0=0.01:10", 0},
+    {"log1p", 1, "x0=-0.9:10", 0},
+    {"log2", 1, "x0=0.01:10", 0},
+    {"logb", 1, "x0=0.01:1000", 1},
+    {"normcdf", 1, "x0=-5:5", 0},
+    {"normcdfinv", 1, "x0=0.02:0.98", 0},
+    {"rcbrt", 1, "x0=0.1:10", 0},
+    {"round", 1, "x0=-10:10", 1},
+    {"rsqrt", 1, "x0=0.01:10", 0},
+    {"sin", 1, "x0=-6:6", 0},
+    {"sinh", 1, "x0=-5:5", 0},
+    {"sinpi", 1, "x0=-3:3", 0},
+    {"sqrt", 1, "x0=0:100", 1},
+    {"tan", 1, "x0=-1.4:1.4", 0},
+    {"tanh", 1, "x0=-5:5", 0},
+    {"tgamma", 1, "x0=0.1:6", 0},
+    {"trunc", 1, "x0=-10:10", 1},
+    {"y0", 1, "x0=0.1:10", 0},
+    {"y1", 1, "x0=0.1:10", 0},
+    {"atan2", 2, "x0=-3:3 x1=-3:3", 0},
+    {"copysign", 2, "x0=-3:3 x1=-3:3", 1},
+    {"fdim", 2, "x0=-3:3 x1=-3:3", 1},
+    {"fdivide", 2, "x0=-3:3 x1=0.5:3", 0},
+    {"fmax", 2, "x0=-3:3 x1=-3:3", 1},
+    {"fmin", 2, "x0=-3:3 x1=-3:3", 1},
+    {"fmod", 2, "x0=-10:10 x1=0.5:3", 1},
+    {"hypot", 2, "x0=-5:5 x1=-5:5", 0},
+    {"nextafter", 2, "x0=-3:3 x1=-3:3", 1},
+    {"pow", 2, "x0=0.1:5 x1=-3:3", 0},
+    {"remainder", 2, "x0=-10:10 x1=0.5:3", 1},
+    {"rhypot", 2, "x0=-5:5 x1=-5:5", 0},
+    {"fma", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 1},
+    {"norm3d", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 0},
+    {"rnorm3d", 3, "x0=-3:3 x1=-3:3 x2=-3:3", 0},
     {"norm4d", 4, "x0=-3:3 x1=-3:3 x2=-3:3 x3=-3:3", 0},
     {"rnorm4d", 4, "x0=-3:3 x1=-3:3 x2=-3:3 x3=-3:3", 0},
 };
@@ -255,10 +306,10 @@ static void test_builtins(void) {
     }
     for (t = 0; t < TC_BUILTIN_COUNT; t++)
         CHECKF(covered[t], "builtin %s has no test", tc_builtin_name((tc_builtin)t));
-    {   /* integer arguments are converted to float32; mixed widths give double */
+    { /* integer arguments are converted to float32; mixed widths give double */
         static const kc_case mixed[] = {
-            {"builtin-int-arg", "def bi(int32(N) k) -> (o) { o(i) = sqrt(k(i)) }", "N=50", "k=0:1000",
-             KC_EXACT, 0},
+            {"builtin-int-arg", "def bi(int32(N) k) -> (o) { o(i) = sqrt(k(i)) }", "N=50",
+             "k=0:1000", KC_EXACT, 0},
             {"builtin-mixed", "def bm(double(N) a, float(N) b) -> (o) { o(i) = pow(a(i), b(i)) }",
              "N=50", "a=0.5:2 b=-2:2", KC_LOOSE, 0},
         };
@@ -301,8 +352,10 @@ static void test_strided_input(void) {
     st = kc_vm(p, in, 2, got, 1, NULL, &err);
     CHECKF(st == TC_OK || st == TC_ERR_UNSUPPORTED || st == TC_ERR_INVALID_ARGUMENT,
            "strided input: %s: %s", tc_status_name(st), err.msg);
-    if (st == TC_OK) CHECKF(kc_compare(&got[0], &want[0], KC_REDUCE, why, sizeof why), "%s", why);
-    else CHECKF(strstr(err.msg, "stride") != NULL, "rejection does not say why: %s", err.msg);
+    if (st == TC_OK)
+        CHECKF(kc_compare(&got[0], &want[0], KC_REDUCE, why, sizeof why), "%s", why);
+    else
+        CHECKF(strstr(err.msg, "stride") != NULL, "rejection does not say why: %s", err.msg);
     kc_free_vm(p, got, 1);
     ref_free_outputs(want, 1);
     kc_free_tensors(in, 2);
@@ -310,8 +363,8 @@ static void test_strided_input(void) {
 }
 
 /* ---- run-time errors: both oracles fail, with the VM's status as specified ---- */
-static void kc_expect_error(const char *src, const char *sizes, const char *ranges,
-                            tc_status want, const char *what) {
+static void kc_expect_error(const char *src, const char *sizes, const char *ranges, tc_status want,
+                            const char *what) {
     tc_program *p = kc_compile(src, what);
     tc_tensor in[8], o[KC_MAX_OUT];
     const tc_ir_def *d;
@@ -342,8 +395,9 @@ static void kc_expect_error(const char *src, const char *sizes, const char *rang
 static void test_run_errors(void) {
     kc_expect_error(KC_GATHER32, "V=10 D=3 L=20", "Idx=0:10", TC_ERR_BOUNDS, "gather past the end");
     kc_expect_error(KC_GATHER64, "V=10 D=3 L=20", "Idx=-3:3", TC_ERR_BOUNDS, "gather below 0");
-    kc_expect_error("def pre(float(N) B, float(M) C, float(K) D) -> (A) { A(i,j) = B(i) * C(i+j) * D(j) }",
-                    "N=4 M=7 K=5", 0, TC_ERR_BOUNDS, "precondition");
+    kc_expect_error(
+        "def pre(float(N) B, float(M) C, float(K) D) -> (A) { A(i,j) = B(i) * C(i+j) * D(j) }",
+        "N=4 M=7 K=5", 0, TC_ERR_BOUNDS, "precondition");
     kc_expect_error("def tile(float(N) x, int32 R) -> (y) { y(r,i) = x(i) where r in 0:R }", "N=3",
                     "R=-2:-2", TC_ERR_SHAPE, "negative extent from a scalar");
     kc_expect_error(KC_CONV, "N=1 C=1 H=1 W=5 O=1 KH=3 KW=2", 0, TC_ERR_SHAPE,
@@ -353,10 +407,11 @@ static void test_run_errors(void) {
 /* ---- the oracle itself, on hand-built IR: C(i,j) +=! A(i,k) * B(k,j) ---- */
 static void test_reference_self(void) {
     /* sx: 0 M, 1 K, 2 N, 3 const 0 */
-    static const tc_sx sx[4] = {{TC_SX_VAR, 0, 0, 0}, {TC_SX_VAR, 0, 0, 1}, {TC_SX_VAR, 0, 0, 2},
-                                {TC_SX_CONST, 0, 0, 0}};
+    static const tc_sx sx[4] = {
+        {TC_SX_VAR, 0, 0, 0}, {TC_SX_VAR, 0, 0, 1}, {TC_SX_VAR, 0, 0, 2}, {TC_SX_CONST, 0, 0, 0}};
     static const char *const vars[3] = {"M", "K", "N"};
-    static const int64_t ca[3] = {1, 0, 0}, cak[3] = {0, 0, 1}, cbk[3] = {0, 0, 1}, cb[3] = {0, 1, 0};
+    static const int64_t ca[3] = {1, 0, 0}, cak[3] = {0, 0, 1}, cbk[3] = {0, 0, 1},
+                         cb[3] = {0, 1, 0};
     static const tc_ir_index ia[2] = {{1, ca, 3, 0}, {1, cak, 3, 0}};
     static const tc_ir_index ib[2] = {{1, cbk, 3, 0}, {1, cb, 3, 0}};
     static const tc_ir_loop loops[3] = {{"i", 3, 0, 0}, {"j", 3, 2, 0}, {"k", 3, 1, 1}};
@@ -368,7 +423,8 @@ static void test_reference_self(void) {
     tc_tensor in[2], out[1];
     char why[256];
     int i, j, k, ok = 1;
-    for (i = 0; i < 12; i++) b[i] = (float)(i * 0.5 - 2);
+    for (i = 0; i < 12; i++)
+        b[i] = (float)(i * 0.5 - 2);
     memset(tens, 0, sizeof tens);
     memset(nodes, 0, sizeof nodes);
     memset(&stmt, 0, sizeof stmt);
@@ -383,7 +439,8 @@ static void test_reference_self(void) {
     nodes[1].op = TC_IR_READ, nodes[1].dtype = TC_FLOAT32, nodes[1].tensor = 1, nodes[1].index = ib;
     nodes[2].op = TC_IR_MUL, nodes[2].dtype = TC_FLOAT32, nodes[2].nargs = 2, nodes[2].args[0] = 0,
     nodes[2].args[1] = 1;
-    stmt.tensor = 2, stmt.reduce = TC_REDUCE_SUM, stmt.init = 1, stmt.n_loops = 3, stmt.loops = loops;
+    stmt.tensor = 2, stmt.reduce = TC_REDUCE_SUM, stmt.init = 1, stmt.n_loops = 3,
+    stmt.loops = loops;
     stmt.n_nodes = 3, stmt.nodes = nodes, stmt.value = 2;
     d.name = "mm", d.n_inputs = 2, d.n_outputs = 1, d.n_tensors = 3, d.tensors = tens;
     d.n_sizevars = 3, d.sizevars = vars, d.n_sx = 4, d.sx = sx, d.n_stmts = 1, d.stmts = &stmt;
@@ -396,12 +453,14 @@ static void test_reference_self(void) {
     for (i = 0; i < 2; i++)
         for (j = 0; j < 4; j++) {
             float s = 0;
-            for (k = 0; k < 3; k++) s += a[i * 3 + k] * b[k * 4 + j];
+            for (k = 0; k < 3; k++)
+                s += a[i * 3 + k] * b[k * 4 + j];
             want[i * 4 + j] = s;
         }
     CHECKF(ref_run_def(&d, in, 2, out, 1, why, sizeof why) == TC_OK, "%s", why);
     CHECK(out[0].rank == 2 && out[0].shape[0] == 2 && out[0].shape[1] == 4);
-    for (i = 0; out[0].data && i < 8; i++) ok &= ((float *)out[0].data)[i] == want[i];
+    for (i = 0; out[0].data && i < 8; i++)
+        ok &= ((float *)out[0].data)[i] == want[i];
     CHECK(ok);
     ref_free_outputs(out, 1);
     in[1].shape[0] = 4; /* K bound to 3 and 4 */

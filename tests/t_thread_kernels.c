@@ -61,7 +61,8 @@ static tc_status kt_run(const tc_program *p, const tc_tensor *in, int n_in, cons
     int i;
     for (i = 0; i < n_out; i++) {
         out[i] = pre ? kc_copy(&pre[i]) : like[i];
-        if (!pre) out[i].data = calloc((size_t)ref_numel(&like[i]) + 1, tc_dtype_size(like[i].dtype));
+        if (!pre)
+            out[i].data = calloc((size_t)ref_numel(&like[i]) + 1, tc_dtype_size(like[i].dtype));
     }
     memset(&rd, 0, sizeof rd);
     rd.inputs = in;
@@ -146,11 +147,12 @@ static void kt_case(const kc_case *k) {
     CHECKF(st == TC_OK, "%s: tc_run: %s", k->family, err.msg);
     if (st == TC_OK && !k->accumulate)
         for (i = 0; i < n_out; i++)
-            CHECKF(kc_compare(&base[i], &want[i], k->tol, why, sizeof why), "%s: output %d vs reference: %s",
-                   k->family, i, why);
+            CHECKF(kc_compare(&base[i], &want[i], k->tol, why, sizeof why),
+                   "%s: output %d vs reference: %s", k->family, i, why);
     for (t = 0; st == TC_OK && t < KT_N_POOLS; t++) {
         int same = 1;
-        tc_status s2 = kt_run(p, in, n_in, want, k->accumulate ? pre : NULL, o, n_out, kt_pools[t], &err);
+        tc_status s2 =
+            kt_run(p, in, n_in, want, k->accumulate ? pre : NULL, o, n_out, kt_pools[t], &err);
         for (i = 0; i < n_out; i++) {
             if (s2 == TC_OK) same &= kc_bitwise_equal(&o[i], &base[i]);
             free(o[i].data);
@@ -177,7 +179,8 @@ static void test_pool_reuse(void) {
     if (!p) return;
     memset(in, 0, sizeof in);
     memset(out, 0, sizeof out);
-    for (r = 0; r < 3; r++) in[r].dtype = TC_FLOAT32, in[r].rank = 1, in[r].shape[0] = 3;
+    for (r = 0; r < 3; r++)
+        in[r].dtype = TC_FLOAT32, in[r].rank = 1, in[r].shape[0] = 3;
     in[0].data = a, in[1].data = x, in[2].data = b;
     out[0].dtype = TC_FLOAT32, out[0].rank = 1, out[0].shape[0] = 3, out[0].data = y;
     memset(&rd, 0, sizeof rd);
@@ -203,6 +206,7 @@ int main(void) {
         kt_case(&kt_cases[i]);
     }
     RUN(test_pool_reuse);
-    for (i = 0; i < KT_N_POOLS; i++) tc_pool_free(kt_pools[i]);
+    for (i = 0; i < KT_N_POOLS; i++)
+        tc_pool_free(kt_pools[i]);
     return th_report();
 }
