@@ -44,11 +44,18 @@
      (the inferred one is checked equal to it). When nothing else bounds a
      left-hand index of its first write, the declared dim is its range.
    - Reads inside a ?: branch may not happen, so they bound no range and
-     need no precondition: when their bounds are not provable they keep a
+     need no precondition. Exception: when a round resolves nothing, a
+     branch read whose index uses one unresolved index variable and no
+     other (`W(m, c, kh, kw)` in a guarded conv gradient, not `dO(h - kh)`)
+     bounds it, as a last resort before the "cannot infer" error. When
+     their bounds are not provable branch reads keep a
      general index, which the back end checks per element where the branch
      is taken (SEMANTICS.md §6: `(h >= P && h < H + P) ? I(h - P) : 0`).
    - A read whose index is not affine (a gather, i * j, a size coefficient
      like K * h) bounds no range and is checked per element: a warning.
+     Exception: `X / c`, X affine and c a positive constant, bounds ranges
+     as 0 <= X < c * size (upsampling B(i / 2) gives i in [0, 2N)); its
+     value is still checked per element.
    - A precondition proven false at compile time is an error even if the
      statement's domain might be empty. */
 
@@ -120,6 +127,7 @@ typedef struct tc__sm_access { /* one dimension of an affine access */
     int lo_ok, hi_ok;          /* proven in bounds by inference */
     int cand;                  /* scratch: the variable it constrains this round */
     int branch;                /* inside a ?: branch: may be performed for only some points */
+    int64_t div;               /* > 0: the index is (coef, off) / div, see tc__sm_quotient */
     tc_ir_index *ix;           /* the read's index entry (NULL: left-hand side) */
 } tc__sm_access;
 typedef struct tc__sm_readix { /* a READ node and its (writable) index entries */
@@ -986,6 +994,32 @@ TC__PRIVATE int tc__sm_add_access(tc__sm_stmt *st, int tensor, int dim, int lhs,
     return 1;
 }
 
+/* Index `X / c` of a read, X affine and c a positive constant (nearest-
+   neighbour upsampling, B(i / 2)): 0 <= X / c < size exactly when
+   0 <= X < c * size (floor division), so it bounds ranges like an affine
+   access to a tensor c times larger. Its value stays a general index,
+   checked per element. Returns 0 on error. */
+TC__PRIVATE int tc__sm_quotient(tc__sm_stmt *st, const tc__expr *read, int t, int d,
+                                tc_ir_index *ix) {
+    tc__sema *S = st->S;
+    const tc__expr *e = read->args[d], *bad;
+    int64_t *coef, c;
+    int off, rf, r;
+    if (e->kind != TC__E_BINARY || e->op != TC__T_SLASH) return 1;
+    rf = tc__sm_sizex(st, e->args[1], 1, &bad);
+    if (rf == -1) return 0;
+    if (rf < 0 || !tc__sx_isconst(S, rf, &c) || c <= 0) return 1;
+    coef = (int64_t *)tc__alloc_n(S->C, (size_t)(st->n_vars ? st->n_vars : 1), sizeof(int64_t));
+    off = tc__sx_const(S, 0);
+    if (!coef || off < 0) return 0;
+    r = tc__sm_aff(st, e->args[0], 1, coef, &off, 0);
+    if (r < 0 || S->C->failed) return 0;
+    if (r == 0) return 1;
+    if (!tc__sm_add_access(st, t, d, 0, coef, off, read, ix)) return 0;
+    st->acc[st->n_acc - 1].div = c;
+    return 1;
+}
+
 /* Index d of a read: affine when it can be, else an int32/int64 node. */
 TC__PRIVATE int tc__sm_index(tc__sm_stmt *st, const tc__expr *read, int t, int d, tc_ir_index *ix) {
     tc__sema *S = st->S;
@@ -996,6 +1030,7 @@ TC__PRIVATE int tc__sm_index(tc__sm_stmt *st, const tc__expr *read, int t, int d
     if (!coef || off < 0) return 0;
     r = tc__sm_aff(st, e, 1, coef, &off, 0);
     if (r < 0 || S->C->failed) return 0;
+    if (r == 0 && !tc__sm_quotient(st, read, t, d, ix)) return 0;
     if (r == 1) {
         ix->affine = 1;
         ix->coef = coef;
@@ -1489,6 +1524,7 @@ TC__PRIVATE int tc__range_interval(tc__sm_stmt *st, const tc__sm_access *a, int 
     tc__sema *S = st->S;
     int64_t k = a->coef[v];
     int size = S->t[a->tensor].extent[a->dim], cmin, cmax;
+    if (a->div > 0) size = tc__sx_mulk(S, size, a->div); /* tc__sm_quotient */
     if (!tc__range_bounds(st, a->coef, a->off, v, &cmin, &cmax)) return 0;
     if (k > 0) { /* i >= ceil(-cmin / k), i < ceil((size - cmax) / k) */
         int kk = tc__sx_const(S, k);
@@ -1611,9 +1647,20 @@ TC__PRIVATE int tc__range_fail(tc__sm_stmt *st) {
                     nuse ? uses : "", st->vars[first].name, size);
 }
 
+/* An index that uses v and no other index variable: `W(m, c, kh, kw)`,
+   not `dO(h - kh)`, whose bounds a guarding ?: usually exists to avoid. */
+TC__PRIVATE int tc__range_pure(const tc__sm_stmt *st, const tc__sm_access *a, int v) {
+    int u;
+    for (u = 0; u < st->n_vars; u++)
+        if (u != v && a->coef[u] != 0) return 0;
+    return 1;
+}
+
 /* One round: every access with a single unresolved variable proposes an
-   interval; intersect per variable, resolve. Returns the number resolved. */
-TC__PRIVATE int tc__range_round(tc__sm_stmt *st, int *lo_c, int *hi_c) {
+   interval; intersect per variable, resolve. Returns the number resolved.
+   Reads in ?: branches count only in a fallback round (`branches`), when
+   nothing else bounds a variable, and only through pure indices. */
+TC__PRIVATE int tc__range_round(tc__sm_stmt *st, int *lo_c, int *hi_c, int branches) {
     tc__sema *S = st->S;
     int i, v, lo, hi, progress = 0;
     for (v = 0; v < st->n_vars; v++) lo_c[v] = hi_c[v] = -1;
@@ -1621,8 +1668,9 @@ TC__PRIVATE int tc__range_round(tc__sm_stmt *st, int *lo_c, int *hi_c) {
         tc__sm_access *a = &st->acc[i];
         a->cand = -1;
         if (a->lhs && !S->ti[a->tensor].sized) continue; /* only i >= 0, applied below */
-        if (a->branch) continue; /* may not happen: it constrains nothing */
+        if (a->branch && (!branches || a->exists)) continue; /* may not happen */
         v = tc__range_single(st, a);
+        if (a->branch && v >= 0 && !tc__range_pure(st, a, v)) continue;
         if (v < 0 || a->coef[v] == INT64_MIN) continue;
         if (!tc__range_interval(st, a, v, &lo, &hi)) return -1;
         lo_c[v] = lo_c[v] < 0 ? lo : tc__sx_bin(S, TC_SX_MAX, lo_c[v], lo);
@@ -1670,8 +1718,9 @@ TC__PRIVATE int tc__range_infer(tc__sm_stmt *st) {
         int r;
         for (left = 0, v = 0; v < st->n_vars; v++) left += !st->vars[v].resolved;
         if (!left) break;
-        r = tc__range_round(st, lo_c, hi_c);
+        r = tc__range_round(st, lo_c, hi_c, 0);
         if (r == 0) r = tc__range_declared(st);
+        if (r == 0) r = tc__range_round(st, lo_c, hi_c, 1);
         if (r < 0) return 0;
         if (r == 0) return tc__range_fail(st);
     }
@@ -1756,7 +1805,7 @@ TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
     for (i = 0; i < st->n_acc; i++) {
         const tc__sm_access *a = &st->acc[i];
         int r;
-        if (a->exists || (a->lo_ok && a->hi_ok) ||
+        if (a->exists || a->div > 0 || (a->lo_ok && a->hi_ok) ||
             (a->lo_ok && a->lhs && !st->S->ti[a->tensor].sized))
             continue;
         r = a->branch ? tc__range_branch_read(st, a) : tc__range_check_access(st, a, stmt);

@@ -261,7 +261,7 @@ static const kc_case kc_cases[] = {
      "    c(i) = a(i) * b(i) + a(i) / 3.0\n    h(i) = float16(a(i) * b(i) + 0.1)\n}\n",
      "N=300", "a=-70:70 b=-1000:1000", KC_EXACT, 0},
     {"dtype-float16-declared",
-     "def ehd(float16(N) a) -> (float16(N) c) { c(i) = a(i) * 3.0 + 1.0 }", "N=300",
+     "def ehd(float16(N) a) -> (float16(N) c) { c(i) = float16(a(i) * 3.0 + 1.0) }", "N=300",
      "a=-20000:20000", KC_EXACT, 0},
     {"dtype-float64",
      "def ed(double(N) a, double(N) b) -> (c, d) {\n"

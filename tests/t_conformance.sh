@@ -1,0 +1,726 @@
+#!/usr/bin/env bash
+# Conformance of the front end (and the CLI contracts that expose it) with
+# the documents: seeds 000 (grammar), 001 (range inference), 003 (examples)
+# as settled by SEMANTICS.md. Cases are written from the documents, not from
+# the code: inferred shapes and lowest indices via `tc infer --json`, runs
+# against numpy via `tc run`, and errors with their exit status, line:column,
+# message and caret. Prints "RESULT <passed> <failed>" last.
+cd "$(dirname "$0")/.." || exit 1
+export TC=${TC:-$PWD/build/tc}
+PY=${PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*"
+}
+
+# A small python library the cases share: run/infer/check through the CLI.
+cat >conf.py <<'EOF'
+import json, os, subprocess, tempfile
+import numpy as np
+TC = os.environ["TC"]
+
+def _src(src):
+    fd, path = tempfile.mkstemp(suffix=".tc", dir=".")
+    os.write(fd, src.encode()); os.close(fd)
+    return path
+
+def check(src):
+    """(exit status, stderr) of `tc check`."""
+    p = subprocess.run([TC, "check", _src(src)], capture_output=True, text=True)
+    return p.returncode, p.stderr
+
+def infer(src, entry=None, **sizes):
+    """(exit status, the --json object or None, stderr)."""
+    args = [TC, "infer", _src(src), "--json"] + (["--entry", entry] if entry else [])
+    args += ["%s=%d" % kv for kv in sizes.items()]
+    p = subprocess.run(args, capture_output=True, text=True)
+    j = json.loads(p.stdout) if p.returncode == 0 else None
+    return p.returncode, j, p.stderr
+
+def shapes(src, entry=None, **sizes):
+    """{output: (shape, min)}; asserts the inference succeeded."""
+    rc, j, err = infer(src, entry, **sizes)
+    assert rc == 0, (rc, err)
+    return {k: (v["shape"], v["min"]) for k, v in j["outputs"].items()}
+
+def run(src, entry=None, threads=None, **ins):
+    """(exit status, {output: array}, stderr) of `tc run` on the arrays ins."""
+    d = tempfile.mkdtemp(dir=".")
+    args = [TC, "run", _src(src)] + (["--entry", entry] if entry else [])
+    for k, v in ins.items():
+        np.save(os.path.join(d, k + ".npy"), v)
+        args += ["-i", "%s=%s" % (k, os.path.join(d, k + ".npy"))]
+    args += ["-o", os.path.join(d, "out")] + (["--threads", str(threads)] if threads else [])
+    p = subprocess.run(args, capture_output=True, text=True)
+    od = os.path.join(d, "out")
+    outs = {}
+    if os.path.isdir(od):
+        for f in os.listdir(od):
+            outs[f[:-4]] = np.load(os.path.join(od, f))
+    return p.returncode, outs, p.stderr
+
+def ok_run(src, entry=None, **ins):
+    rc, outs, err = run(src, entry, **ins)
+    assert rc == 0, (rc, err)
+    return outs
+
+def fails(src, entry=None, *words, **ins):
+    """The run exits 1, writes nothing and its message holds every word."""
+    rc, outs, err = run(src, entry, **ins)
+    assert rc == 1, (rc, err)
+    assert outs == {}, outs
+    for w in words:
+        assert w in err, (w, err)
+    return err
+
+f32 = np.float32
+def vec(*v, dtype=f32):
+    return np.array(v, dtype=dtype)
+rng = np.random.default_rng(1234)
+def rnd(*shape, dtype=f32):
+    return rng.standard_normal(shape).astype(dtype)
+def close(a, b, tol=1e-5):
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert np.allclose(a, b, rtol=tol, atol=tol), (a, b)
+    return True
+EOF
+
+# py NAME CODE: python code (conf's names imported) that asserts.
+py() {
+    if "$PY" -c "from conf import *
+$2" >pyout 2>&1; then ok; else
+        bad "$1"
+        tail -n 6 pyout | sed 's/^/    /'
+    fi
+}
+
+# err NAME LINE:COL MESSAGE-PART SOURCE: `tc check` exits 1 and prints
+# FILE:LINE:COL: error: ... with MESSAGE-PART, the source line, a caret under COL.
+err() {
+    local name=$1 pos=$2 msg=$3 line col rc
+    printf '%s\n' "$4" >e.tc
+    "$TC" check e.tc >out 2>errout
+    rc=$?
+    line=${pos%%:*}
+    col=${pos##*:}
+    if [ "$rc" != 1 ]; then
+        bad "$name: exit $rc, want 1"
+        head -n 3 errout | sed 's/^/    /'
+        return
+    fi
+    local first second third want_src caret
+    first=$(sed -n 1p errout)
+    second=$(sed -n 2p errout)
+    third=$(sed -n 3p errout)
+    want_src=$(sed -n "${line}p" e.tc)
+    caret=$(printf '%*s' $((col - 1)) '')^
+    if [[ "$first" == "e.tc:$pos: error: "*"$msg"* ]] && [ "$second" = "$want_src" ] &&
+        [[ "$third" == "$caret"* ]]; then ok; else
+        bad "$name: want e.tc:$pos: error: ...$msg..."
+        head -n 3 errout | sed 's/^/    /'
+    fi
+}
+
+# valid NAME SOURCE: `tc check` exits 0.
+valid() {
+    printf '%s\n' "$2" >v.tc
+    if "$TC" check v.tc >out 2>errout; then ok; else
+        bad "$1: check failed"
+        head -n 3 errout | sed 's/^/    /'
+    fi
+}
+
+# ======================= seed 001: range inference =======================
+py "001 stencil shape" "
+S = '''def stencil(float(N) B, float(M) C) -> (A) {
+  A(i) = B(i) + C(i-2)
+}'''
+assert shapes(S, N=10, M=5) == {'A': ([7], [2])}, shapes(S, N=10, M=5)
+assert shapes(S, N=10, M=10) == {'A': ([10], [2])}
+assert shapes(S, N=3, M=100) == {'A': ([3], [2])}
+b, c = rnd(10), rnd(6)
+A = ok_run(S, B=b, C=c)['A']
+ref = np.zeros(8, f32); ref[2:] = b[2:8] + c[0:6]
+assert (A == ref).all(), (A, ref)"
+
+py "001 mat_mul (-> A without parentheses)" "
+S = '''def mat_mul(float(I, K) B, float(K, J) C) -> A {
+  A(i, j) +=! B(i, k) * C(k, j)
+}'''
+assert shapes(S, I=3, K=4, J=5) == {'A': ([3, 5], [0, 0])}
+b, c = rnd(3, 4), rnd(4, 5)
+close(ok_run(S, B=b, C=c)['A'], b @ c)"
+
+py "001 1-D convolution A(i) += B(i+k) * K(k)" "
+S = '''def conv(float(N) B, float(L) K) -> (A) {
+  A(i) += B(i + k) * K(k)
+}'''
+assert shapes(S, N=10, L=3) == {'A': ([8], [0])}
+assert shapes(S, N=3, L=3) == {'A': ([1], [0])}
+b, k = rnd(10), rnd(3)
+close(ok_run(S, B=b, K=k)['A'], np.correlate(b, k, 'valid'))"
+
+PRE='def pre(float(I) B, float(N) C, float(J) D) -> (A) {
+  A(i, j) = B(i) * C(i + j) * D(j)
+}'
+py "001 preconditions: run, C large enough" "
+S = '''$PRE'''
+assert shapes(S, I=3, N=4, J=2) == {'A': ([3, 2], [0, 0])}
+b, c, d = rnd(3), rnd(4), rnd(2)
+A = ok_run(S, B=b, C=c, D=d)['A']
+ref = b[:, None] * c[np.arange(3)[:, None] + np.arange(2)[None, :]] * d[None, :]
+close(A, ref)"
+py "001 preconditions: C too small is a run-time error naming C" "
+fails('''$PRE''', None, 'C', B=rnd(3), C=rnd(3), D=rnd(2))"
+py "001 preconditions: the inference does not fail on sizes alone" "
+rc, j, e = infer('''$PRE''', I=3, N=3, J=2)
+assert rc in (0, 1), rc"
+
+py "001 lut gather" "
+S = '''def lut(float(J) B, int32(I) C) -> A {
+  A(i) = B(C(i))
+}'''
+assert shapes(S, J=4, I=6) == {'A': ([6], [0])}
+b = rnd(4); c = vec(3, 0, 2, 2, 1, 0, dtype=np.int32)
+assert (ok_run(S, B=b, C=c)['A'] == b[c]).all()
+e = fails(S, None, 'B', B=b, C=vec(0, 4, 1, dtype=np.int32))
+e = fails(S, None, 'B', B=b, C=vec(0, -1, 1, dtype=np.int32))"
+
+py "001 lut clamped" "
+S = '''def lut(float(J) B, int32(I) C) -> A {
+  A(i) = B(max(min(C(i), J-1), 0))
+}'''
+b = rnd(4); c = vec(-5, 0, 3, 4, 100, 2, dtype=np.int32)
+assert (ok_run(S, B=b, C=c)['A'] == b[np.clip(c, 0, 3)]).all()"
+
+REV='def reverted(float(I) B) -> A {
+  A(i) = B(10 - i)
+}'
+py "001 reverted (SEMANTICS 5 correction)" "
+S = '''$REV'''
+assert shapes(S, I=5) == {'A': ([11], [6])}, shapes(S, I=5)
+assert shapes(S, I=11) == {'A': ([11], [0])}
+assert shapes(S, I=20) == {'A': ([11], [0])}
+assert shapes(S, I=1) == {'A': ([11], [10])}
+b = rnd(4)
+A = ok_run(S, B=b)['A']
+ref = np.zeros(11, f32); ref[7:] = b[::-1]
+assert (A == ref).all(), A
+b = rnd(15)
+assert (ok_run(S, B=b)['A'] == b[10::-1]).all()"
+
+py "001 subsample_2" "
+S = '''def subsample_2(float(I) B) -> A {
+  A(i) = B(2*i)
+}'''
+for n in range(0, 9):
+    assert shapes(S, I=n) == {'A': ([(n + 1) // 2], [0])}, n
+b = rnd(7)
+assert (ok_run(S, B=b)['A'] == b[::2]).all()"
+
+py "001 average_pool_2, unrolled" "
+S = '''def average_pool_2(float(I) B) -> A {
+  A(i) = B(2*i) + B(2*i + 1)
+}'''
+for n in range(0, 9):
+    assert shapes(S, I=n) == {'A': ([n // 2], [0])}, n
+b = rnd(7)
+assert (ok_run(S, B=b)['A'] == b[0:6:2] + b[1:6:2]).all()"
+
+py "001 average_pool_2, with where k = [0, 2[" "
+S = '''def average_pool_2(float(I) B) -> A {
+  A(i) +=! B(2*i + k) where k = [0, 2[
+}'''
+for n in range(0, 9):
+    assert shapes(S, I=n) == {'A': ([n // 2], [0])}, n
+b = rnd(9)
+close(ok_run(S, B=b)['A'], b[0:8:2] + b[1:8:2])
+S2 = S.replace('k = [0, 2[', 'k in 0:2')
+assert shapes(S2, I=9) == {'A': ([4], [0])}"
+
+err "001 average_pool_2 with = and a reduction index" 2:27 "k appears only on the right" \
+'def average_pool_2(float(I) B) -> A {
+  A(i) = B(2*i + k) where k = [0, 2[
+}'
+
+err "001 dynamic stride needs a where" 2:10 "where" \
+'def subsample_2(float(I) B, int32(1) S) -> A {
+  A(i) = B(S(0)*i)
+}'
+py "001 dynamic stride with a where clause runs, gather checked" "
+S = '''def subsample_2(float(I) B, int32(1) S) -> A {
+  A(i) = B(S(0)*i) where i in 0:I/2
+}'''
+b = rnd(8)
+assert (ok_run(S, B=b, S=vec(2, dtype=np.int32))['A'] == b[0:8:2]).all()
+fails(S, None, 'B', B=b, S=vec(3, dtype=np.int32))"
+
+# ======================= SEMANTICS 5 =======================
+py "5 O(i) = I(i - 1)" "
+S = '''def shift(float(N) I) -> (O) {
+  O(i) = I(i - 1)
+}'''
+assert shapes(S, N=5) == {'O': ([6], [1])}
+x = rnd(5)
+O = ok_run(S, I=x)['O']
+assert O[0] == 0 and (O[1:] == x).all(), O"
+
+py "5 A(i, j) = B(i) + B(j + 3)" "
+S = '''def f(float(N) B) -> (A) {
+  A(i, j) = B(i) + B(j + 3)
+}'''
+assert shapes(S, N=5) == {'A': ([5, 2], [0, 0])}
+b = rnd(5)
+assert (ok_run(S, B=b)['A'] == b[:, None] + b[None, 3:5]).all()"
+
+err "5 constant where range below 0 on a left-hand index" 2:25 "A(i)" \
+'def f(float(N) B) -> (A) {
+  A(i) = B(i + 1) where i in -1:3
+}'
+py "5 where range below 0 decided at run time" "
+S = '''def f(float(N) B) -> (A) {
+  A(i) = B(i + N) where i in 1 - N:0
+}'''
+fails(S, None, 'A', B=rnd(4))
+O = ok_run(S, B=rnd(1))['A']
+assert O.shape == (0,), O.shape"
+py "5 where range past a known size on a left-hand index" "
+S = '''def f(float(N) B) -> (A) {
+  A(i) = B(i)
+  A(i) += 1.0 where i in 0:N + 1
+}'''
+rc, out, e = run(S, B=rnd(3))
+assert rc == 1 and out == {}, (rc, e)"
+
+CONV1='def conv(float(N) B, float(L) K) -> (A) {
+  A(i) +=! B(i + k) * K(k)
+}'
+py "5 negative extent at run time names tensor and sizes" "
+e = fails('''$CONV1''', None, 'A', B=rnd(2), K=rnd(4))
+assert '-1' in e or 'N' in e, e
+rc, j, e = infer('''$CONV1''', N=2, L=4)
+assert rc == 1 and 'A' in e, (rc, e)"
+py "5 zero extent gives an empty output" "
+assert shapes('''$CONV1''', N=2, L=3) == {'A': ([0], [0])}
+A = ok_run('''$CONV1''', B=rnd(2), K=rnd(3))['A']
+assert A.shape == (0,) and A.dtype == f32, A"
+py "5 size variable bound twice names both tensors" "
+S = '''def mm(float(M, K) A, float(K, N) B) -> (C) {
+  C(i, j) +=! A(i, k) * B(k, j)
+}'''
+e = fails(S, None, 'A', 'B', A=rnd(2, 3), B=rnd(4, 5))
+assert 'K' in e, e"
+
+# ======================= seed 003 =======================
+py "003 mv, +=! and +=" "
+for op in ('+=!', '+='):
+    S = '''def mv(float(R,C) A, float(C) B) -> (o) {
+o(i) %s A(i,j) * B(j)
+}''' % op
+    assert shapes(S, R=3, C=4) == {'o': ([3], [0])}
+    a, b = rnd(3, 4), rnd(4)
+    close(ok_run(S, A=a, B=b)['o'], a @ b)"
+py "003 mm, corrected" "
+S = '''def mm(float(X,Y) A, float(Y,Z) B) -> (R) {
+  R(i,j) +=! A(i,k) * B(k,j)
+}'''
+assert shapes(S, X=2, Y=3, Z=4) == {'R': ([2, 4], [0, 0])}
+a, b = rnd(2, 3), rnd(3, 4)
+close(ok_run(S, A=a, B=b)['R'], a @ b)"
+py "003 mm as printed (valid TC: k reduces)" "
+S = '''def mm(float(X,Y) A, float(Y,Z) B) -> (R) {
+  R(i,j) += A(i,j) * B(j,k)
+}'''
+assert shapes(S, X=2, Y=3, Z=4) == {'R': ([2, 3], [0, 0])}
+a, b = rnd(2, 3), rnd(3, 4)
+close(ok_run(S, A=a, B=b)['R'], a * b.sum(1)[None, :])"
+py "003 conv" "
+S = '''def conv(float(B,IP,H,W) input, float(OP,IP,KH,KW) weight) -> (output) {
+  output(b, op, h, w) += input(b, ip, h + kh, w + kw) * weight(op, ip, kh, kw)
+}'''
+assert shapes(S, B=2, IP=3, H=6, W=7, OP=4, KH=3, KW=2) == {'output': ([2, 4, 4, 6], [0, 0, 0, 0])}
+x, w = rnd(2, 3, 6, 7), rnd(4, 3, 3, 2)
+ref = np.zeros((2, 4, 4, 6))
+for kh in range(3):
+    for kw in range(2):
+        ref += np.einsum('bihw,oi->bohw', x[:, :, kh:kh + 4, kw:kw + 6], w[:, :, kh, kw])
+close(ok_run(S, input=x, weight=w)['output'], ref.astype(f32), 1e-4)"
+py "003 maxpool2x2 with [0, 2[" "
+S = '''def maxpool2x2(float(B,C,H,W) input) -> (output) {
+output(b,c,i,j) max=! input(b,c,2*i + kw, 2*j + kh)
+where kw = [0, 2[, kh = [0, 2[
+}'''
+assert shapes(S, B=1, C=2, H=5, W=6) == {'output': ([1, 2, 2, 3], [0, 0, 0, 0])}
+x = rnd(1, 2, 5, 6)
+ref = x[:, :, :4, :].reshape(1, 2, 2, 2, 3, 2).max(axis=(3, 5))
+assert (ok_run(S, input=x)['output'] == ref).all()
+S2 = S.replace('max=!', 'max=')
+assert (ok_run(S2, input=x)['output'] == np.maximum(ref, 0)).all()"
+
+# ======================= seed 000: grammar =======================
+MULTI='# several defs
+def first(float(N) x) -> (y) {
+  y(i) = x(i) + 1.0   // comment
+}
+# between defs
+def second(float(N) x) -> (y) {
+  y(i) = x(i) * 2.0   # comment
+}'
+py "000 several defs, --entry" "
+x = rnd(4)
+assert (ok_run('''$MULTI''', 'first', x=x)['y'] == x + f32(1)).all()
+assert (ok_run('''$MULTI''', 'second', x=x)['y'] == x * f32(2)).all()
+assert shapes('''$MULTI''', 'first', N=4) == {'y': ([4], [0])}"
+
+py "000 every type and alias" "
+T = {'bool': np.bool_, 'int8': np.int8, 'int16': np.int16, 'int32': np.int32, 'int64': np.int64,
+     'uint8': np.uint8, 'uint16': np.uint16, 'uint32': np.uint32, 'uint64': np.uint64,
+     'float16': np.float16, 'half': np.float16, 'float32': f32, 'float': f32,
+     'float64': np.float64, 'double': np.float64, 'byte': np.uint8}
+for name, dt in T.items():
+    S = 'def f(%s(N) x) -> (y) { y(i) = x(i) }' % name
+    rc, j, e = infer(S, N=3)
+    assert rc == 0, (name, e)
+    assert j['outputs']['y']['shape'] == [3], (name, j)
+    x = (np.arange(3) % 2).astype(dt)
+    y = ok_run(S, x=x)['y']
+    assert y.dtype == dt and (y == x).all(), (name, y.dtype, y)"
+
+py "000 0-rank parameter and output" "
+S = '''def axpy(float alpha, float(N) x, float(N) y) -> (z, s) {
+  z(i) = alpha * x(i) + y(i)
+  s +=! z(i)
+}'''
+assert shapes(S, N=4) == {'z': ([4], [0]), 's': ([], [])}
+x, y = rnd(4), rnd(4)
+o = ok_run(S, alpha=np.array(2.5, f32), x=x, y=y)
+assert (o['z'] == f32(2.5) * x + y).all()
+assert o['s'].shape == () and abs(float(o['s']) - float(o['z'].sum())) < 1e-5"
+
+py "000 typed output with dims" "
+S = '''def f(float(M, N) A) -> (float(M, N) C) {
+  C(i, j) = A(i, j)
+}'''
+assert shapes(S, M=2, N=3) == {'C': ([2, 3], [0, 0])}
+a = rnd(2, 3); assert (ok_run(S, A=a)['C'] == a).all()
+S = '''def f(float(M, N) A) -> (double(M, N) C) {
+  C(i, j) = A(i, j)
+}'''
+C = ok_run(S, A=a)['C']; assert C.dtype == np.float64 and (C == a).all()"
+err "000 typed output dims provably different" 1:23 "C is declared with dimension 0 = M, but its inferred extent is M - 1" \
+'def f(float(M) A) -> (float(M) C) {
+  C(i) = A(i + 1)
+}'
+py "000 typed output dims different at run time names both" "
+S = '''def f(float(M, N) A) -> (float(N, M) C) {
+  C(i, j) = A(i, j)
+}'''
+a = rnd(3, 3); assert (ok_run(S, A=a)['C'] == a).all()
+fails(S, None, 'C', A=rnd(2, 3))"
+
+py "000 T.d in where ranges" "
+S = '''def f(float(N) A, float(M, K) B) -> (C) {
+  C(i) = A(i) where i in 0:B.1
+}'''
+assert shapes(S, N=6, M=2, K=4) == {'C': ([4], [0])}
+a = rnd(6); assert (ok_run(S, A=a, B=rnd(2, 4))['C'] == a[:4]).all()
+S = '''def f(float(N) A) -> (T, C) {
+  T(i) = A(i) * 2.0
+  C(i) = T(i) where i in 1:T.0 - 1
+}'''
+assert shapes(S, N=6) == {'T': ([6], [0]), 'C': ([5], [1])}"
+
+py "000 exists" "
+S = '''def f(float(N) A, float(M) B) -> (C) {
+  C(i) = A(i) where exists B(i)
+}'''
+assert shapes(S, N=6, M=4) == {'C': ([4], [0])}
+a = rnd(6); assert (ok_run(S, A=a, B=rnd(4))['C'] == a[:4]).all()"
+
+py "000 lets and ternary" "
+S = '''def f(float(N) x) -> (y) {
+  y(i) = t > 0.0 ? t * t : -t where t = x(i) + 1.0
+}'''
+x = rnd(7); t = x + f32(1)
+assert (ok_run(S, x=x)['y'] == np.where(t > 0, t * t, -t)).all()"
+
+py "000 every reduction operator, with and without !" "
+x = rnd(3, 4)
+for op, fn, ident in (('+', np.sum, 0), ('*', np.prod, 1), ('min', np.min, np.inf), ('max', np.max, -np.inf)):
+    S = 'def f(float(N, K) x) -> (y) { y(i) %s=! x(i, k) }' % op
+    close(ok_run(S, x=x)['y'], fn(x, 1))
+    S = 'def f(float(N, K) x) -> (y) { y(i) %s= x(i, k) }' % op
+    ref = {'+': x.sum(1), '*': np.zeros(3), 'min': np.minimum(x.min(1), 0), 'max': np.maximum(x.max(1), 0)}[op]
+    close(ok_run(S, x=x)['y'], ref.astype(f32))
+    S = 'def f(float(N) x) -> (y) { y(i) %s=! x(i - 1) }' % op
+    y = ok_run(S, x=vec(3, 4))['y']
+    assert y.shape == (3,) and y[0] == ident and list(y[1:]) == [3, 4], (op, y)"
+py "000 T(i) *=! X(i) leaves 1 where it does not write" "
+S = '''def f(float(N) X) -> (T) {
+  T(i) *=! X(i) where i in 2:N
+}'''
+assert list(ok_run(S, X=vec(5, 6, 7, 8))['T']) == [1, 1, 7, 8]"
+py "000 integer reduction identities" "
+S = 'def f(int32(N) x) -> (a, b) { a(i) min=! x(i - 1)  b(i) max=! x(i - 1) }'
+o = ok_run(S, x=vec(3, 4, dtype=np.int32))
+assert list(o['a']) == [2**31 - 1, 3, 4] and list(o['b']) == [-2**31, 3, 4], o"
+
+CALLS='def two(float(N) x, float(N) y) -> (s, d) {
+  s(i) = x(i) + y(i)
+  d(i) = x(i) - y(i)
+}
+def f(float(N) a, float(N) b) -> (p, q) {
+  p, q = two(a, b)
+}'
+py "000 TC-to-TC call a, b = f(x, y)" "
+a, b = rnd(5), rnd(5)
+o = ok_run('''$CALLS''', 'f', a=a, b=b)
+assert sorted(o) == ['p', 'q'] and (o['p'] == a + b).all() and (o['q'] == a - b).all()"
+py "000 temporaries are not written" "
+S = '''def f(float(N) x) -> (y) {
+  t(i) = x(i) * 2.0
+  y(i) = t(i) + 1.0
+}'''
+o = ok_run(S, x=vec(1, 2))
+assert sorted(o) == ['y'] and list(o['y']) == [3, 5], o"
+
+# ---- errors of seed 000 / SEMANTICS 2, 3 ----
+err "reduction without an operator names the variable" 2:15 "k appears only on the right" \
+'def f(float(N, K) x) -> (y) {
+  y(i) = x(i, k)
+}'
+err "writing an input" 2:3 "x" \
+'def f(float(N) x) -> (y) {
+  x(i) = 1.0
+  y(i) = x(i)
+}'
+err "undefined tensor" 2:10 "q" \
+'def f(float(N) x) -> (y) {
+  y(i) = q(i) + x(i)
+}'
+err "undefined callee" 2:7 "g" \
+'def f(float(N) x) -> (y) {
+  y = g(x)
+}'
+err "duplicate parameter" 1:28 "x" \
+'def f(float(N) x, float(N) x) -> (y) {
+  y(i) = x(i)
+}'
+err "wrong index count" 2:10 "x" \
+'def f(float(N, M) x) -> (y) {
+  y(i) = x(i)
+}'
+err "non-integral index" 2:12 "index" \
+'def f(float(N) x, float(N) z) -> (y) {
+  y(i) = x(z(i))
+}'
+err "non-bool condition" 2:10 "bool" \
+'def f(float(N) x) -> (y) {
+  y(i) = x(i) ? 1.0 : 0.0
+}'
+err "builtin arity" 2:10 "exp" \
+'def f(float(N) x) -> (y) {
+  y(i) = exp(x(i), 1.0)
+}'
+err "builtin arity, fma" 2:10 "fma" \
+'def f(float(N) x) -> (y) {
+  y(i) = fma(x(i), 1.0)
+}'
+err "redefining a builtin as a parameter" 1:16 "exp" \
+'def f(float(N) exp) -> (y) {
+  y(i) = exp(i)
+}'
+err "redefining a builtin as an output" 1:23 "tanh" \
+'def f(float(N) x) -> (tanh) {
+  tanh(i) = x(i)
+}'
+err "left-hand indices must be distinct" 2:8 "i" \
+'def f(float(N, N) x) -> (y) {
+  y(i, i) = x(i, i)
+}'
+err "syntax error" 3:1 "expected an expression" \
+'def f(float(N) x) -> (y) {
+  y(i) = x(i) +
+}'
+err "call arity" 6:3 "two" \
+'def two(float(N) x, float(N) y) -> (s) {
+  s(i) = x(i) + y(i)
+}
+def f(float(N) a) -> (p) {
+  p(i) = a(i)
+  p = two(a)
+}'
+err "narrowing store needs a cast" 2:10 "int32(" \
+'def f(float(N) x) -> (int32(N) y) {
+  y(i) = x(i)
+}'
+valid "casts written as calls" 'def f(float(N) x) -> (int32(N) y, z) {
+  y(i) = int32(x(i))
+  z(i) = float(y(i)) + half(x(i))
+}'
+valid "every builtin with its arity" 'def f(float(N) x) -> (a, b, c, d) {
+  a(i) = acos(x(i)) + acosh(x(i)) + asin(x(i)) + asinh(x(i)) + atan(x(i)) + atanh(x(i)) + cbrt(x(i)) + ceil(x(i)) + cos(x(i)) + cosh(x(i)) + cospi(x(i)) + cyl_bessel_i0(x(i)) + cyl_bessel_i1(x(i)) + erf(x(i)) + erfc(x(i)) + erfcinv(x(i)) + erfcx(x(i)) + erfinv(x(i)) + exp(x(i)) + exp10(x(i)) + exp2(x(i)) + expm1(x(i)) + fabs(x(i)) + floor(x(i)) + j0(x(i)) + j1(x(i)) + lgamma(x(i)) + log(x(i)) + log10(x(i)) + log1p(x(i)) + log2(x(i)) + logb(x(i)) + normcdf(x(i)) + normcdfinv(x(i)) + rcbrt(x(i)) + round(x(i)) + rsqrt(x(i)) + sin(x(i)) + sinh(x(i)) + sinpi(x(i)) + sqrt(x(i)) + tan(x(i)) + tanh(x(i)) + tgamma(x(i)) + trunc(x(i)) + y0(x(i)) + y1(x(i))
+  b(i) = atan2(x(i), 1.0) + copysign(x(i), 1.0) + fdim(x(i), 1.0) + fdivide(x(i), 1.0) + fmax(x(i), 1.0) + fmin(x(i), 1.0) + fmod(x(i), 1.0) + hypot(x(i), 1.0) + nextafter(x(i), 1.0) + pow(x(i), 1.0) + remainder(x(i), 1.0) + rhypot(x(i), 1.0)
+  c(i) = fma(x(i), 1.0, 2.0) + norm3d(x(i), 1.0, 2.0) + rnorm3d(x(i), 1.0, 2.0) + min(x(i), 1.0) + max(x(i), 1.0)
+  d(i) = norm4d(x(i), 1.0, 2.0, 3.0) + rnorm4d(x(i), 1.0, 2.0, 3.0)
+}'
+
+# ======================= SEMANTICS 4: integers =======================
+py "4 floor division and modulo in kernels" "
+S = '''def f(int32(N) x, int32(N) y) -> (q, r, h, m) {
+  q(i) = x(i) / y(i)
+  r(i) = x(i) % y(i)
+  h(i) = x(i) / 2
+  m(i) = x(i) % 2
+}'''
+x = vec(-7, 7, -7, 7, 5, -5, dtype=np.int32); y = vec(2, -2, -2, 2, 0, 0, dtype=np.int32)
+o = ok_run(S, x=x, y=y)
+assert list(o['q']) == [-4, -4, 3, 3, 0, 0], o['q']
+assert list(o['r']) == [1, -1, -1, 1, 0, 0], o['r']
+assert list(o['h']) == [-4, 3, -4, 3, 2, -3], o['h']
+assert list(o['m']) == [1, 1, 1, 1, 1, 1], o['m']
+for dt in (np.int8, np.int16, np.int64):
+    S2 = S.replace('int32', np.dtype(dt).name)
+    o = ok_run(S2, x=x.astype(dt), y=y.astype(dt))
+    assert list(o['q']) == [-4, -4, 3, 3, 0, 0] and list(o['r']) == [1, -1, -1, 1, 0, 0], (dt, o)"
+py "4 floor division and modulo in size expressions" "
+def ext(expr, **sizes):
+    S = 'def f(float(N) x, float(M) z) -> (A) { A(i) = z(i) where i in 0:%s }' % expr
+    rc, j, e = infer(S, **sizes)
+    assert rc == 0, (expr, e)
+    return j['outputs']['A']['shape'][0]
+assert ext('(N - 9) / 2 + 5', N=2, M=10) == 1
+assert ext('(N - 9) / -2', N=2, M=10) == 3
+assert ext('(N - 9) % 4', N=2, M=10) == 1
+assert ext('(9 - N) % -4 + 2', N=2, M=10) == 1
+assert ext('N / (N - N) + 2', N=2, M=10) == 2
+assert ext('N % (N - N) + 2', N=2, M=10) == 2
+z = rnd(10)
+S = 'def f(float(N) x, float(M) z) -> (A) { A(i) = z(i) where i in 0:(N - 9) / -2 }'
+assert (ok_run(S, x=rnd(2), z=z)['A'] == z[:3]).all()"
+py "4 signed overflow wraps" "
+S = '''def f(int32(N) x) -> (a, b, c) {
+  a(i) = x(i) + 2147483647
+  b(i) = x(i) * 65536 * 65536
+  c(i) = -x(i) - 2147483647 - 2
+}'''
+o = ok_run(S, x=vec(1, 3, dtype=np.int32))
+assert list(o['a']) == [-2**31, -2**31 + 2], o['a']
+assert list(o['b']) == [0, 0], o['b']
+assert o['a'].dtype == np.int32 and list(o['c']) == [2**31 - 2, 2**31 - 4], o['c']
+S = 'def f(int64(N) x) -> (a) { a(i) = x(i) + 9223372036854775807 }'
+assert list(ok_run(S, x=vec(1, dtype=np.int64))['a']) == [-2**63]"
+py "1 literals: int32 / float32 / int64" "
+S = '''def f(int8(N) a, half(N) h, float(N) x) -> (p, q, r, s) {
+  p(i) = a(i) * 3
+  q(i) = h(i) / 3.0
+  r(i) = double(x(i)) * 1e-3
+  s(i) = a(i) + 4294967296
+}'''
+a = vec(100, -100, dtype=np.int8); h = vec(1, 2, dtype=np.float16); x = vec(1, 3)
+o = ok_run(S, a=a, h=h, x=x)
+assert o['p'].dtype == np.int32 and list(o['p']) == [300, -300], o['p']
+assert o['q'].dtype == f32 and (o['q'] == h.astype(f32) / f32(3)).all(), o['q']
+assert o['r'].dtype == np.float64 and o['s'].dtype == np.int64
+assert list(o['s']) == [4294967396, 4294967196], o['s']"
+
+# ======================= SEMANTICS 6: reads =======================
+py "6 ?: guards an out-of-range read (padding, 0-rank size input)" "
+S = '''def pad(float(H) I, int32 P) -> (O) {
+  O(h) = (h >= P && h < H + P) ? I(h - P) : 0.0 where h in 0:H + 2*P
+}'''
+x = rnd(4)
+O = ok_run(S, I=x, P=np.array(2, np.int32))['O']
+assert (O == np.pad(x, 2)).all(), O"
+py "6 ?: guarding a shifted read without a where" "
+S = '''def f(float(N) X) -> (O) {
+  O(i) = i >= 1 ? X(i - 1) : 0.0 where i in 0:N
+}'''
+assert list(ok_run(S, X=vec(1, 2, 3))['O']) == [0, 1, 2]"
+py "6 gather out of range names the access" "
+S = '''def embed(float(V, E) T, int64(B) idx) -> (O) {
+  O(b, e) = T(idx(b), e)
+}'''
+t = rnd(4, 3)
+assert (ok_run(S, T=t, idx=vec(3, 0, 1, dtype=np.int64))['O'] == t[[3, 0, 1]]).all()
+fails(S, None, 'T(idx(b), e)', T=t, idx=vec(3, 4, dtype=np.int64))"
+
+# ======================= shapes of the kernel families =======================
+py "shapes: conv2d, strided, padded via where, pooling" "
+S = '''def conv2d(float(N, C, H, W) I, float(M, C, KH, KW) W1) -> (O) {
+  O(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)
+}'''
+assert shapes(S, N=2, C=3, H=8, W=9, M=4, KH=3, KW=2) == {'O': ([2, 4, 6, 8], [0] * 4)}
+S = '''def sconv(float(N, C, H, W) I, float(M, C, KH, KW) W1) -> (O) {
+  O(n, m, h, w) +=! I(n, c, 2 * h + kh, 3 * w + kw) * W1(m, c, kh, kw)
+}'''
+assert shapes(S, N=1, C=1, H=8, W=9, M=1, KH=3, KW=2) == {'O': ([1, 1, 3, 3], [0] * 4)}
+S = '''def avgpool(float(N, C, H, W) I) -> (O) {
+  O(n, c, h, w) +=! I(n, c, 3 * h + kh, 3 * w + kw) / 9.0 where kh in 0:3, kw in 0:3
+}'''
+assert shapes(S, N=1, C=2, H=10, W=9) == {'O': ([1, 2, 3, 3], [0] * 4)}"
+py "shapes: conv gradients" "
+S = '''def conv_grad_input(float(N, M, OH, OW) dO, float(M, C, KH, KW) W1) -> (dI) {
+  dI(n, c, h, w) +=! (h - kh >= 0 && h - kh < OH && w - kw >= 0 && w - kw < OW) ? dO(n, m, h - kh, w - kw) * W1(m, c, kh, kw) : 0.0
+    where h in 0:OH + KH - 1, w in 0:OW + KW - 1
+}
+def conv_grad_weight(float(N, M, OH, OW) dO, float(N, C, H, W) I) -> (dW) {
+  dW(m, c, kh, kw) +=! dO(n, m, oh, ow) * I(n, c, oh + kh, ow + kw)
+}'''
+assert shapes(S, 'conv_grad_input', N=1, M=2, OH=4, OW=5, C=3, KH=3, KW=2) == {'dI': ([1, 3, 6, 6], [0] * 4)}
+assert shapes(S, 'conv_grad_weight', N=1, M=2, OH=4, OW=5, C=3, H=6, W=7) == {'dW': ([2, 3, 3, 3], [0] * 4)}
+dO, w = rnd(1, 2, 4, 5), rnd(2, 3, 3, 2)
+dI = ok_run(S, 'conv_grad_input', dO=dO, W1=w)['dI']
+ref = np.zeros((1, 3, 6, 6))
+for kh in range(3):
+    for kw in range(2):
+        ref[:, :, kh:kh + 4, kw:kw + 5] += np.einsum('nmhw,mc->nchw', dO, w[:, :, kh, kw])
+close(dI, ref.astype(f32), 1e-4)"
+py "shapes: stencils, shifts, reversal, subsampling" "
+S = '''def st2(float(H, W) X) -> (Y) {
+  Y(i, j) = X(i - 1, j) + X(i + 1, j) + X(i, j - 1) + X(i, j + 1)
+}'''
+assert shapes(S, H=5, W=6) == {'Y': ([4, 5], [1, 1])}
+x = rnd(5, 6); Y = ok_run(S, X=x)['Y']
+ref = np.zeros((4, 5), f32); ref[1:, 1:] = x[:-2, 1:-1] + x[2:, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:]
+assert (Y == ref).all()
+S = 'def sh(float(N) X) -> (Y) { Y(i) = X(i + 2) }'
+assert shapes(S, N=5) == {'Y': ([3], [0])}
+S = 'def rv(float(N) X) -> (Y) { Y(i) = X(N - 1 - i) }'
+assert shapes(S, N=5) == {'Y': ([5], [0])}
+assert (ok_run(S, X=vec(1, 2, 3))['Y'] == vec(3, 2, 1)).all()
+S = 'def ss(float(N) X) -> (Y) { Y(i) = X(3 * i + 1) }'
+for n in range(0, 10):
+    assert shapes(S, N=n) == {'Y': ([max(0, (n + 1) // 3)], [0])}, n
+S = 'def t(float(M, N) X) -> (Y) { Y(j, i) = X(i, j) }'
+assert shapes(S, M=2, N=3) == {'Y': ([3, 2], [0, 0])}"
+
+# ---- regressions found by this suite ----
+py "reads in ?: branches bound otherwise unbound variables through pure indices" "
+S = '''def f(float(N) X, float(M) Y) -> (O) {
+  O(i, j) = (i >= 1) ? X(i - 1) * Y(j) : 0.0 where i in 0:N + 1
+}'''
+assert shapes(S, N=3, M=4) == {'O': ([4, 4], [0, 0])}
+x, y = rnd(3), rnd(4)
+ref = np.zeros((4, 4), f32); ref[1:] = x[:, None] * y[None, :]
+assert (ok_run(S, X=x, Y=y)['O'] == ref).all()"
+py "floor division in an index bounds the range (upsampling)" "
+S = 'def up(float(N) B) -> (A) { A(i) = B(i / 2) }'
+assert shapes(S, N=5) == {'A': ([10], [0])}
+assert (ok_run(S, B=vec(1, 2, 3))['A'] == vec(1, 1, 2, 2, 3, 3)).all()
+S = 'def up(float(N) B) -> (A) { A(i) = B((i - 3) / 2) }'
+assert shapes(S, N=5) == {'A': ([13], [3])}
+S = 'def up(float(N) B) -> (A) { A(i) = B((2 * i + 1) / 3) }'
+assert shapes(S, N=5) == {'A': ([7], [0])}
+S = 'def up2(float(H, W) B) -> (A) { A(i, j) = B(i / 2, j / 3) }'
+assert shapes(S, H=2, W=2) == {'A': ([4, 6], [0, 0])}
+b = rnd(2, 2)
+assert (ok_run(S, B=b)['A'] == np.repeat(np.repeat(b, 2, 0), 3, 1)).all()"
+
+echo "RESULT $pass $fail"
