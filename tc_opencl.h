@@ -9,7 +9,10 @@
        // 1. Source only (no OpenCL headers or runtime needed):
        char *cl = NULL;
        const tc_ir_def *ir = tc_program_ir(prog, tc_program_find(prog, NULL));
-       if (tc_ocl_emit(ir, NULL, 1, NULL, &cl, &err) == TC_OK) { puts(cl); tc_ocl_free_source(cl, NULL); }
+       if (tc_ocl_emit(ir, NULL, 1, NULL, &cl, &err) == TC_OK) {
+           puts(cl);
+           tc_ocl_free_source(cl, NULL);
+       }
 
        // 2. Running (compile with -DTC_OPENCL_RUNNER, link -lOpenCL):
        tc_ocl_runner *r = NULL;
@@ -30,21 +33,25 @@
        TC_MALLOC/TC_REALLOC/TC_FREE           honoured when defined, as in tc.h
 
    WHAT IS EMITTED
-       OpenCL C 1.2, one kernel per statement, named <def>_<tensor>_s<statement>
+       OpenCL C 1.2, one kernel per statement, named <def>_<tensor>_s<statement>,
        with the statement as a comment above it. Each work-item computes one
        element of the written tensor (the statement's non-reduction loops,
        flattened) and runs the reduction loops itself, so results do not depend
-       on the launch. A statement with `!` gets an <kernel>_init kernel that
-       sets the whole tensor to the reduction's identity, unless its loops cover
-       the whole tensor (then the accumulator starts from the identity). A
-       statement that reads the tensor it writes at another element runs on one
-       work-item, in loop order, like the VM. Tensors keep their TC names; size
-       variables are kernel arguments (long) or constants baked in. Integer
-       arithmetic wraps, / and % round toward negative infinity with x/0 = x%0 = 0,
-       min/max and builtins follow tc.h's VM bit for bit where OpenCL allows
-       (builtins OpenCL lacks are written out as helper functions). Gathers are
-       bounds-checked: an index out of range sets an error word (code, dimension,
-       index) and the read is skipped. FP_CONTRACT is off, so a*b+c is not fused.
+       on the launch. A statement with `!` gets a <kernel>_init kernel that sets
+       the whole tensor to the reduction's identity, unless its loops cover the
+       whole tensor (then the accumulator starts at the identity). A statement
+       that reads the tensor it writes at another element runs on one work-item
+       in plain loop order, as tests/ref_eval.h does (the VM reads a block of
+       old values at a time there, so its result depends on TC_BLOCK).
+       Tensors keep their TC names; sizes are kernel arguments (long) or
+       constants. Integer arithmetic wraps, / and % round toward negative
+       infinity with x/0 = x%0 = 0, casts from float saturate (NaN -> 0), and
+       min/max follow the VM's NaN rule: all bit for bit. Builtins are OpenCL's
+       (a few ulp), with the ones OpenCL lacks written out as helper functions.
+       Division and sqrt are correctly rounded where the device offers it, and
+       FP_CONTRACT is off, so a*b+c is never fused. Gathers are bounds-checked:
+       an index out of range records (code, dimension, index) in an error
+       buffer and the read is skipped; the runner turns it into TC_ERR_BOUNDS.
 
    THREADING
        Emission is pure. A runner belongs to one thread at a time; a tc_program
@@ -348,7 +355,8 @@ TC__OCL_PRIVATE int tc__ocl_plain_arith(tc_dtype t) {
 /* ==== [tc:ocl-names] TC names as OpenCL C identifiers =======================
    A TC name is used as written unless OpenCL C reserves it (keywords, types,
    vector types, the built-ins the kernels call, macros) or it starts with
-   tc_ (the emitter's own names): then it becomes tc_u_<name>. */
+   tc_ (the emitter's own names) or _ (reserved in C): then it becomes
+   tc_u_<name>. Loop names that equal a tensor or size name become tc_i_<name>. */
 static const char *const tc__ocl_reserved[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
@@ -360,8 +368,9 @@ static const char *const tc__ocl_reserved[] = {
     "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t", "image3d_t",
     "get_global_id", "atomic_cmpxchg", "min", "max", "fmin", "fmax", "isnan", "isinf",
     "fabs", "copysign", "exp", "log", "sqrt", "erf", "erfc", "cos", "sin", "hypot", "cbrt",
-    "fmod", "cbrt", "NULL", "INFINITY", "NAN", "MAXFLOAT", "HUGE_VAL", "HUGE_VALF",
-    "FLT_EPSILON", "DBL_EPSILON", "vload_half", "vstore_half_rte", "as_int", "select"};
+    "fmod", "frexp", "ldexp", "signbit", "asm", "typeof", "generic", "NULL", "INFINITY", "NAN",
+    "MAXFLOAT", "HUGE_VAL", "HUGE_VALF", "FLT_EPSILON", "DBL_EPSILON", "vload_half",
+    "vstore_half_rte", "as_int", "select"};
 
 TC__OCL_PRIVATE int tc__ocl_is_vector_type(const char *s) {
     static const char *const bases[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
@@ -377,7 +386,7 @@ TC__OCL_PRIVATE int tc__ocl_is_reserved(const char *s) {
     size_t i;
     int upper = 1, underscore = 0;
     const char *c;
-    if (strncmp(s, "tc_", 3) == 0 || strncmp(s, "__", 2) == 0) return 1;
+    if (strncmp(s, "tc_", 3) == 0 || s[0] == '_') return 1;
     if (strncmp(s, "convert_", 8) == 0 || strncmp(s, "as_", 3) == 0 ||
         strncmp(s, "vload", 5) == 0 || strncmp(s, "vstore", 6) == 0 ||
         strncmp(s, "atomic_", 7) == 0 || strncmp(s, "get_", 4) == 0)
@@ -517,7 +526,8 @@ TC__OCL_PRIVATE void tc__ocl_mark_args(const tc_ir_def *d, int s, unsigned char 
         tmark[nd->tensor] = 1;
         for (k = 0; k < d->tensors[nd->tensor].rank; k++) {
             const tc_ir_index *ix = &nd->index[k];
-            if (k > 0 || !ix->affine) tc__ocl_mark_sx(d, d->tensors[nd->tensor].extent[k], vmark, smark);
+            if (k > 0 || !ix->affine)
+                tc__ocl_mark_sx(d, d->tensors[nd->tensor].extent[k], vmark, smark);
             if (ix->affine) tc__ocl_mark_sx(d, ix->offset, vmark, smark);
         }
     }
@@ -578,7 +588,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
         for (i = 0; i < st->n_loops; i++)
             if (st->loops[i].lo < 0 || st->loops[i].lo >= d->n_sx || st->loops[i].hi < 0 ||
                 st->loops[i].hi >= d->n_sx || !st->loops[i].name)
-                return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: bad loop in statement %d", s);
+                return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "IR: bad loop in statement %d",
+                                     s);
         for (i = 0; i < st->n_nodes; i++) {
             const char *why = tc__ocl_check_node(d, st, i);
             if (why)
@@ -764,33 +775,45 @@ typedef struct tc__ocl_call {
     const char *extra; /* appended argument (bessel order), or NULL */
 } tc__ocl_call;
 
+static const struct {
+    tc_builtin b;
+    const char *name; /* helper prefix; the type suffix follows */
+    int helper;
+    const char *extra;
+} tc__ocl_calls[] = {
+    {TC_BUILTIN_CYL_BESSEL_I0, "tc_bessel_i_", TC__OCL_H_BESSEL_I, "0"},
+    {TC_BUILTIN_CYL_BESSEL_I1, "tc_bessel_i_", TC__OCL_H_BESSEL_I, "1"},
+    {TC_BUILTIN_J0, "tc_bessel_jy_", TC__OCL_H_BESSEL_JY, "0"},
+    {TC_BUILTIN_J1, "tc_bessel_jy_", TC__OCL_H_BESSEL_JY, "1"},
+    {TC_BUILTIN_Y0, "tc_bessel_jy_", TC__OCL_H_BESSEL_JY, "2"},
+    {TC_BUILTIN_Y1, "tc_bessel_jy_", TC__OCL_H_BESSEL_JY, "3"},
+    {TC_BUILTIN_ERFCX, "tc_erfcx_", TC__OCL_H_ERFCX, NULL},
+    {TC_BUILTIN_ERFINV, "tc_erfinv_", TC__OCL_H_ERFINV, NULL},
+    {TC_BUILTIN_ERFCINV, "tc_erfcinv_", TC__OCL_H_ERFINV, NULL},
+    {TC_BUILTIN_NORMCDFINV, "tc_normcdfinv_", TC__OCL_H_ERFINV, NULL},
+    {TC_BUILTIN_NORMCDF, "tc_normcdf_", TC__OCL_H_SIMPLE, NULL},
+    {TC_BUILTIN_RCBRT, "tc_rcbrt_", TC__OCL_H_SIMPLE, NULL},
+    {TC_BUILTIN_FDIVIDE, "tc_fdivide_", TC__OCL_H_SIMPLE, NULL},
+    {TC_BUILTIN_RHYPOT, "tc_rhypot_", TC__OCL_H_SIMPLE, NULL},
+    {TC_BUILTIN_FMIN, "tc_fmin_", TC__OCL_H_FMINMAX, NULL},
+    {TC_BUILTIN_FMAX, "tc_fmax_", TC__OCL_H_FMINMAX, NULL},
+    {TC_BUILTIN_NORM3D, "tc_norm_", TC__OCL_H_NORM, NULL},
+    {TC_BUILTIN_NORM4D, "tc_norm_", TC__OCL_H_NORM, NULL},
+    {TC_BUILTIN_RNORM3D, "tc_norm_", TC__OCL_H_NORM, NULL},
+    {TC_BUILTIN_RNORM4D, "tc_norm_", TC__OCL_H_NORM, NULL}};
+
 TC__OCL_PRIVATE tc__ocl_call tc__ocl_builtin_call(tc_builtin b) {
     tc__ocl_call c;
-    c.name = tc_builtin_name(b);
+    size_t i;
+    c.name = tc_builtin_name(b); /* the rest are OpenCL built-ins of the same name */
     c.helper = -1;
     c.extra = NULL;
-    switch (b) {
-    case TC_BUILTIN_CYL_BESSEL_I0: c.name = "tc_bessel_i_"; c.helper = TC__OCL_H_BESSEL_I; c.extra = "0"; break;
-    case TC_BUILTIN_CYL_BESSEL_I1: c.name = "tc_bessel_i_"; c.helper = TC__OCL_H_BESSEL_I; c.extra = "1"; break;
-    case TC_BUILTIN_J0: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "0"; break;
-    case TC_BUILTIN_J1: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "1"; break;
-    case TC_BUILTIN_Y0: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "2"; break;
-    case TC_BUILTIN_Y1: c.name = "tc_bessel_jy_"; c.helper = TC__OCL_H_BESSEL_JY; c.extra = "3"; break;
-    case TC_BUILTIN_ERFCX: c.name = "tc_erfcx_"; c.helper = TC__OCL_H_ERFCX; break;
-    case TC_BUILTIN_ERFINV: c.name = "tc_erfinv_"; c.helper = TC__OCL_H_ERFINV; break;
-    case TC_BUILTIN_ERFCINV: c.name = "tc_erfcinv_"; c.helper = TC__OCL_H_ERFINV; break;
-    case TC_BUILTIN_NORMCDFINV: c.name = "tc_normcdfinv_"; c.helper = TC__OCL_H_ERFINV; break;
-    case TC_BUILTIN_NORMCDF: c.name = "tc_normcdf_"; c.helper = TC__OCL_H_SIMPLE; break;
-    case TC_BUILTIN_RCBRT: c.name = "tc_rcbrt_"; c.helper = TC__OCL_H_SIMPLE; break;
-    case TC_BUILTIN_FDIVIDE: c.name = "tc_fdivide_"; c.helper = TC__OCL_H_SIMPLE; break;
-    case TC_BUILTIN_RHYPOT: c.name = "tc_rhypot_"; c.helper = TC__OCL_H_SIMPLE; break;
-    case TC_BUILTIN_FMIN: c.name = "tc_fmin_"; c.helper = TC__OCL_H_FMINMAX; break;
-    case TC_BUILTIN_FMAX: c.name = "tc_fmax_"; c.helper = TC__OCL_H_FMINMAX; break;
-    case TC_BUILTIN_NORM3D: case TC_BUILTIN_NORM4D:
-    case TC_BUILTIN_RNORM3D: case TC_BUILTIN_RNORM4D:
-        c.name = "tc_norm_"; c.helper = TC__OCL_H_NORM; break;
-    default: break;
-    }
+    for (i = 0; i < sizeof tc__ocl_calls / sizeof tc__ocl_calls[0]; i++)
+        if (tc__ocl_calls[i].b == b) {
+            c.name = tc__ocl_calls[i].name;
+            c.helper = tc__ocl_calls[i].helper;
+            c.extra = tc__ocl_calls[i].extra;
+        }
     return c;
 }
 
@@ -805,7 +828,17 @@ TC__OCL_PRIVATE void tc__ocl_put_template(tc__ocl_str *s, const char *text, tc_d
             switch (*p) {
             case 'T': tc__ocl_puts(s, dbl ? "double" : "float"); continue;
             case 'S': tc__ocl_puts(s, dbl ? "d" : "f"); continue;
-            case 'f': tc__ocl_puts(s, dbl ? "" : "f"); continue;
+            case 'f': { /* 1$f -> 1.0f: a suffix needs a float literal */
+                const char *q = p - 2;
+                while (q >= text && *q >= '0' && *q <= '9') q--;
+                if (q < p - 2 && (q < text || (*q != '.' && *q != 'e' && *q != '-' &&
+                                              *q != '+')))
+                    tc__ocl_puts(s, ".0");
+                else if (q < p - 2 && (*q == '-' || *q == '+') && q > text && q[-1] != 'e')
+                    tc__ocl_puts(s, ".0");
+                tc__ocl_puts(s, dbl ? "" : "f");
+                continue;
+            }
             case 'E': tc__ocl_puts(s, dbl ? "DBL_EPSILON" : "FLT_EPSILON"); continue;
             default: break;
             }
@@ -1012,7 +1045,7 @@ TC__OCL_PRIVATE void tc__ocl_put_offset(tc__ocl_emitter *E, tc__ocl_str *s, int 
             tc__ocl_str_init(&tmp, s->a);
             tc__ocl_put_affine(E, &tmp, &ix[k]);
             if (tmp.oom) s->oom = 1;
-            else if (k > 0 && (strchr(tmp.p, ' ') || tmp.p[0] == '-'))
+            else if (t->rank > 1 && (strchr(tmp.p, ' ') || tmp.p[0] == '-'))
                 tc__ocl_printf(s, "(%s)", tmp.p);
             else tc__ocl_puts(s, tmp.p);
             tc__ocl_str_free(&tmp);
@@ -1021,22 +1054,7 @@ TC__OCL_PRIVATE void tc__ocl_put_offset(tc__ocl_emitter *E, tc__ocl_str *s, int 
 }
 /* The offset of the element a statement writes: (loop 0, ..., loop r-1). */
 TC__OCL_PRIVATE void tc__ocl_put_lhs_offset(tc__ocl_emitter *E, tc__ocl_str *s) {
-    const tc_ir_tensor *t = &E->d->tensors[E->st->tensor];
-    int k;
-    if (t->rank == 0) {
-        tc__ocl_puts(s, "0");
-        return;
-    }
-    for (k = 0; k < t->rank - 2; k++) tc__ocl_puts(s, "(");
-    for (k = 0; k < t->rank; k++) {
-        if (k > 0) {
-            if (k > 1) tc__ocl_puts(s, ")");
-            tc__ocl_puts(s, " * ");
-            tc__ocl_put_sx(E, s, t->extent[k]);
-            tc__ocl_puts(s, " + ");
-        }
-        tc__ocl_puts(s, E->lname[k]);
-    }
+    tc__ocl_put_offset(E, s, E->st->tensor, NULL, E->lname);
 }
 /* Load and store of one element (float16 through vload/vstore_half, bool
    as a 0/1 byte). */
@@ -1107,7 +1125,8 @@ TC__OCL_PRIVATE void tc__ocl_put_combine(tc__ocl_str *s, tc_reduce r, tc_dtype t
     case TC_REDUCE_MIN: case TC_REDUCE_MAX: {
         const char *mm = r == TC_REDUCE_MIN ? "min" : "max";
         if (t == TC_BOOL) tc__ocl_printf(s, "%s %s %s", acc, r == TC_REDUCE_MIN ? "&" : "|", v);
-        else if (tc__ocl_is_float(t)) tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", acc, v);
+        else if (tc__ocl_is_float(t))
+            tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", acc, v);
         else tc__ocl_printf(s, "%s(%s, %s)", mm, acc, v);
         break;
     }
@@ -1136,14 +1155,16 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
         break;
     case TC_IR_DIV: case TC_IR_MOD:
         if (t == TC_BOOL) tc__ocl_printf(s, nd->op == TC_IR_DIV ? "(%s & %s)" : "false", a.p, b.p);
-        else if (f && nd->op == TC_IR_DIV) tc__ocl_printf(s, top ? "%s / %s" : "(%s / %s)", a.p, b.p);
+        else if (f && nd->op == TC_IR_DIV)
+            tc__ocl_printf(s, top ? "%s / %s" : "(%s / %s)", a.p, b.p);
         else if (f) tc__ocl_printf(s, "fmod(%s, %s)", a.p, b.p);
         else tc__ocl_printf(s, "tc_%s_%s(%s, %s)", nd->op == TC_IR_DIV ? "div" : "mod",
                             tc__ocl_types[t].sfx, a.p, b.p);
         break;
     case TC_IR_MIN: case TC_IR_MAX: {
         const char *mm = nd->op == TC_IR_MIN ? "min" : "max";
-        if (t == TC_BOOL) tc__ocl_printf(s, "(%s %s %s)", a.p, nd->op == TC_IR_MIN ? "&" : "|", b.p);
+        if (t == TC_BOOL)
+            tc__ocl_printf(s, "(%s %s %s)", a.p, nd->op == TC_IR_MIN ? "&" : "|", b.p);
         else if (f) tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", a.p, b.p);
         else tc__ocl_printf(s, "%s(%s, %s)", mm, a.p, b.p);
         break;
@@ -1222,8 +1243,10 @@ TC__OCL_PRIVATE void tc__ocl_put_op(tc__ocl_emitter *E, tc__ocl_str *s, int n, i
         else if (nd->dtype == TC_BOOL) tc__ocl_puts(s, a.p);
         else if (tc__ocl_plain_arith(nd->dtype) && tc__ocl_is_float(nd->dtype))
             tc__ocl_printf(s, "(-%s)", a.p);
-        else tc__ocl_printf(s, "((%s)-(%s)%s)", tc__ocl_ctype(nd->dtype),
-                            tc__ocl_types[nd->dtype].wrap[0] ? tc__ocl_types[nd->dtype].wrap : "uint", a.p);
+        else
+            tc__ocl_printf(
+                s, "((%s)-(%s)%s)", tc__ocl_ctype(nd->dtype),
+                tc__ocl_types[nd->dtype].wrap[0] ? tc__ocl_types[nd->dtype].wrap : "uint", a.p);
         tc__ocl_str_free(&a);
         break;
     case TC_IR_SELECT: {
@@ -1379,7 +1402,8 @@ TC__OCL_PRIVATE void tc__ocl_plan_nodes(tc__ocl_emitter *E) {
 /* -- kernels ----------------------------------------------------------- */
 
 /* The statement text as a comment (no comment terminators, one line). */
-TC__OCL_PRIVATE void tc__ocl_comment_line(tc__ocl_emitter *E, const char *prefix, const char *text) {
+TC__OCL_PRIVATE void tc__ocl_comment_line(tc__ocl_emitter *E, const char *prefix,
+                                          const char *text) {
     tc__ocl_str c;
     const char *p;
     tc__ocl_str_init(&c, E->out->a);
@@ -1555,15 +1579,14 @@ TC__OCL_PRIVATE int64_t tc__ocl_items(const tc_ir_def *d, const int64_t *sx, int
 }
 
 TC__OCL_PRIVATE void tc__ocl_main_kernel(tc__ocl_emitter *E) {
-    char name[300];
+    char name[512];
     tc__ocl_str params, off;
     int64_t n_items = E->baked ? tc__ocl_items(E->d, E->baked, E->stmt, E->info.serial) : 1;
-    int l;
     tc__ocl_kernel_name(E->d, E->stmt, 0, name, sizeof name);
     tc__ocl_str_init(&params, E->out->a);
     tc__ocl_str_init(&off, E->out->a);
     {
-        char sep[340];
+        char sep[560];
         size_t k, w = strlen("__kernel void (") + strlen(name);
         sep[0] = ',';
         sep[1] = '\n';
@@ -1577,10 +1600,9 @@ TC__OCL_PRIVATE void tc__ocl_main_kernel(tc__ocl_emitter *E) {
     if (n_items == 0) tc__ocl_line(E, "/* empty iteration domain: never launched */");
     else if (E->info.serial) {
         tc__ocl_line(E, "if (get_global_id(0) != 0) return;");
-        tc__ocl_comment_line(E, "", "reads the tensor it writes at other elements: one work-item, loop order");
-        for (l = 0; l < E->info.n_lhs; l++) tc__ocl_for(E, l);
+        tc__ocl_comment_line(
+            E, "", "reads the tensor it writes at other elements: one work-item, loop order");
         if (!off.oom) tc__ocl_body(E, off.p);
-        for (l = 0; l < E->info.n_lhs; l++) tc__ocl_end(E);
     } else {
         tc__ocl_decompose(E, n_items);
         if (!off.oom) tc__ocl_body(E, off.p);
@@ -1594,7 +1616,7 @@ TC__OCL_PRIVATE void tc__ocl_main_kernel(tc__ocl_emitter *E) {
 
 TC__OCL_PRIVATE void tc__ocl_init_kernel(tc__ocl_emitter *E) {
     const tc_ir_tensor *t = &E->d->tensors[E->st->tensor];
-    char name[300];
+    char name[512];
     tc__ocl_str id;
     tc_dtype ct = E->st->nodes[E->st->value].dtype;
     tc__ocl_kernel_name(E->d, E->stmt, 1, name, sizeof name);
@@ -1689,8 +1711,10 @@ TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
 TC__OCL_PRIVATE void tc__ocl_emit_divmod(tc__ocl_emitter *E, tc_dtype t) {
     const char *T = tc__ocl_ctype(t), *sfx = tc__ocl_types[t].sfx, *W = tc__ocl_types[t].wrap;
     if (!tc__ocl_is_signed(t)) {
-        tc__ocl_line(E, "%s tc_div_%s(%s x, %s y) { return y ? (%s)(x / y) : (%s)0; }", T, sfx, T, T, T, T);
-        tc__ocl_line(E, "%s tc_mod_%s(%s x, %s y) { return y ? (%s)(x %% y) : (%s)0; }", T, sfx, T, T, T, T);
+        tc__ocl_line(E, "%s tc_div_%s(%s x, %s y) { return y ? (%s)(x / y) : (%s)0; }", T, sfx, T,
+                     T, T, T);
+        tc__ocl_line(E, "%s tc_mod_%s(%s x, %s y) { return y ? (%s)(x %% y) : (%s)0; }", T, sfx, T,
+                     T, T, T);
         return;
     }
     tc__ocl_line(E, "%s tc_div_%s(%s x, %s y)", T, sfx, T, T);
@@ -1723,7 +1747,8 @@ TC__OCL_PRIVATE void tc__ocl_emit_helpers(tc__ocl_emitter *E) {
     if (E->need_bounds) {
         tc__ocl_line(E, "/* Gather bounds check: the first index out of range records");
         tc__ocl_line(E, "   (code, dimension, index low, index high) in tc_err. */");
-        tc__ocl_line(E, "int tc_in_bounds(long x, long n, __global int *tc_err, int code, int dim)");
+        tc__ocl_line(E,
+                     "int tc_in_bounds(long x, long n, __global int *tc_err, int code, int dim)");
         tc__ocl_line(E, "{");
         tc__ocl_line(E, "    if (x >= 0 && x < n) return 1;");
         tc__ocl_line(E, "    if (atomic_cmpxchg(tc_err, 0, code) == 0) {");
@@ -1747,17 +1772,21 @@ TC__OCL_PRIVATE void tc__ocl_emit_helpers(tc__ocl_emitter *E) {
 
 TC__OCL_PRIVATE void tc__ocl_emit_header(tc__ocl_emitter *E, int fp64) {
     const tc_ir_def *d = E->d;
-    int i;
-    tc__ocl_line(E, "/* OpenCL C 1.2 for TC def %s (line %d), generated by tc_opencl.h.", d->name, d->line);
+    int i, v;
+    tc__ocl_line(E, "/* OpenCL C 1.2 for TC def %s (line %d), generated by tc_opencl.h.", d->name,
+                 d->line);
     tc__ocl_line(E, "   One kernel per statement: each work-item computes one element of the");
     tc__ocl_line(E, "   written tensor and runs the reduction loops itself.");
     if (E->baked) {
         tc__ocl_str s;
         tc__ocl_str_init(&s, E->out->a);
-        for (i = 0; i < d->n_sx; i++)
-            if (d->sx[i].op == TC_SX_VAR && !strstr(s.p ? s.p : "", d->sizevars[d->sx[i].value]))
-                tc__ocl_printf(&s, "%s%s = %lld", s.len ? ", " : "", d->sizevars[d->sx[i].value],
-                               (long long)E->baked[i]);
+        for (v = 0; v < d->n_sizevars; v++)
+            for (i = 0; i < d->n_sx; i++)
+                if (d->sx[i].op == TC_SX_VAR && d->sx[i].value == v) {
+                    tc__ocl_printf(&s, "%s%s = %lld", s.len ? ", " : "", d->sizevars[v],
+                                   (long long)E->baked[i]);
+                    break;
+                }
         tc__ocl_line(E, "   Sizes are baked in%s%s. */", s.len ? ": " : "", s.p ? s.p : "");
         if (s.oom) E->out->oom = 1;
         tc__ocl_str_free(&s);
@@ -1778,7 +1807,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_fp64_error(const tc_ir_def *d, tc_error *err) 
                                  "tensor %s is float64, but the OpenCL device does not support "
                                  "double precision (cl_khr_fp64)", d->tensors[st->tensor].name);
         for (i = 0; i < st->n_nodes; i++)
-            if (st->nodes[i].op == TC_IR_READ && d->tensors[st->nodes[i].tensor].dtype == TC_FLOAT64)
+            if (st->nodes[i].op == TC_IR_READ &&
+                d->tensors[st->nodes[i].tensor].dtype == TC_FLOAT64)
                 return tc__ocl_error(err, TC_ERR_UNSUPPORTED,
                                      "tensor %s is float64, but the OpenCL device does not support "
                                      "double precision (cl_khr_fp64)",
@@ -1806,8 +1836,10 @@ TC__OCL_PRIVATE tc_status tc__ocl_emit_def(tc__ocl_emitter *E, int allow_fp64) {
     if (fp64 && !allow_fp64) return tc__ocl_fp64_error(d, E->err);
     E->tname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_tensors + 1, sizeof(char *));
     E->vname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_sizevars + 1, sizeof(char *));
-    for (i = 0; E->tname && i < d->n_tensors; i++) E->tname[i] = tc__ocl_name(&E->A, d->tensors[i].name);
-    for (i = 0; E->vname && i < d->n_sizevars; i++) E->vname[i] = tc__ocl_name(&E->A, d->sizevars[i]);
+    for (i = 0; E->tname && i < d->n_tensors; i++)
+        E->tname[i] = tc__ocl_name(&E->A, d->tensors[i].name);
+    for (i = 0; E->vname && i < d->n_sizevars; i++)
+        E->vname[i] = tc__ocl_name(&E->A, d->sizevars[i]);
     if (E->A.oom) return TC_ERR_OUT_OF_MEMORY;
     tc__ocl_scan_helpers(E);
     tc__ocl_emit_header(E, fp64);
@@ -1829,7 +1861,8 @@ TC_OCL_API tc_status tc_ocl_emit(const tc_ir_def *d, const int64_t *sx_values, i
     tc_status st;
     if (!err) err = &local;
     memset(err, 0, sizeof *err);
-    if (!source_out) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_emit: source_out is NULL");
+    if (!source_out)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_emit: source_out is NULL");
     *source_out = NULL;
     if (!d) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_emit: no def");
     st = tc__ocl_validate(d, err);
@@ -1846,7 +1879,8 @@ TC_OCL_API tc_status tc_ocl_emit(const tc_ir_def *d, const int64_t *sx_values, i
     if (st == TC_OK) *source_out = tc__ocl_str_take(&out);
     else tc__ocl_str_free(&out);
     if (st == TC_OK && !*source_out) st = TC_ERR_OUT_OF_MEMORY;
-    if (st == TC_ERR_OUT_OF_MEMORY) return tc__ocl_error(err, st, "out of memory emitting OpenCL C");
+    if (st == TC_ERR_OUT_OF_MEMORY)
+        return tc__ocl_error(err, st, "out of memory emitting OpenCL C");
     return st;
 }
 
@@ -1906,7 +1940,8 @@ TC__OCL_PRIVATE const char *tc__ocl_cl_name(cl_int code) {
 }
 /* Every OpenCL failure: TC_ERR_BACKEND naming the call and the code. */
 TC__OCL_PRIVATE tc_status tc__ocl_cl_fail(tc_error *err, const char *call, cl_int code) {
-    return tc__ocl_error(err, TC_ERR_BACKEND, "%s: %s (%d)", call, tc__ocl_cl_name(code), (int)code);
+    return tc__ocl_error(err, TC_ERR_BACKEND, "%s: %s (%d)", call, tc__ocl_cl_name(code),
+                         (int)code);
 }
 
 typedef struct tc__ocl_entry {
@@ -1984,7 +2019,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_query_device(tc_ocl_runner *r, tc_error *err) 
     char ver[64];
     cl_int rc;
     memset(ver, 0, sizeof ver);
-    rc = clGetDeviceInfo(r->device, CL_DEVICE_NAME, sizeof r->device_name - 1, r->device_name, NULL);
+    rc =
+        clGetDeviceInfo(r->device, CL_DEVICE_NAME, sizeof r->device_name - 1, r->device_name, NULL);
     if (rc == CL_SUCCESS) rc = clGetDeviceInfo(r->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     if (rc == CL_SUCCESS)
         rc = clGetDeviceInfo(r->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof r->max_alloc,
@@ -1995,7 +2031,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_query_device(tc_ocl_runner *r, tc_error *err) 
         rc = clGetDeviceInfo(r->device, CL_DEVICE_OPENCL_C_VERSION, sizeof ver - 1, ver, NULL);
     if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clGetDeviceInfo", rc);
     /* CL_DEVICE_DOUBLE_FP_CONFIG is 0 (or refused) without cl_khr_fp64 */
-    if (clGetDeviceInfo(r->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dfp, &dfp, NULL) != CL_SUCCESS)
+    if (clGetDeviceInfo(r->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dfp, &dfp, NULL) !=
+        CL_SUCCESS)
         dfp = 0;
     r->has_fp64 = dfp != 0;
     r->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
@@ -2020,7 +2057,8 @@ TC_OCL_API tc_status tc_ocl_runner_create(const tc_ocl_runner_desc *desc, tc_ocl
     cl_int rc;
     if (!err) err = &local;
     memset(err, 0, sizeof *err);
-    if (!out) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_runner_create: out is NULL");
+    if (!out)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_runner_create: out is NULL");
     *out = NULL;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
@@ -2098,9 +2136,11 @@ TC__OCL_PRIVATE tc_status tc__ocl_build(tc_ocl_runner *r, const char *src, cl_pr
     if (brc != CL_SUCCESS) {
         char *log = NULL;
         tc__ocl_cl_fail(err, "clBuildProgram", brc);
-        if (clGetProgramBuildInfo(prog, r->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
+        if (clGetProgramBuildInfo(prog, r->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) ==
+                CL_SUCCESS &&
             n > 1 && (log = (char *)tc__ocl_alloc(&r->alloc, n + 1)) != NULL &&
-            clGetProgramBuildInfo(prog, r->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+            clGetProgramBuildInfo(prog, r->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) ==
+                CL_SUCCESS) {
             size_t i, j = strlen(err->msg);
             log[n] = '\0';
             if (j + 3 < sizeof err->msg) {
@@ -2127,13 +2167,14 @@ TC__OCL_PRIVATE tc_status tc__ocl_make_kernels(tc_ocl_runner *r, const tc_ir_def
                                                tc_error *err) {
     int s, k;
     e->n_kernels = 2 * d->n_stmts;
-    e->kernels = (cl_kernel *)tc__ocl_calloc(&r->alloc, (size_t)e->n_kernels + 1, sizeof(cl_kernel));
+    e->kernels =
+        (cl_kernel *)tc__ocl_calloc(&r->alloc, (size_t)e->n_kernels + 1, sizeof(cl_kernel));
     if (!e->kernels) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     for (s = 0; s < d->n_stmts; s++) {
         tc__ocl_stmt_info info;
         tc__ocl_analyze(d, baked, s, 0, &info);
         for (k = 0; k < 1 + info.init_kernel; k++) {
-            char name[300];
+            char name[512];
             cl_int rc;
             tc__ocl_kernel_name(d, s, k, name, sizeof name);
             e->kernels[2 * s + k] = clCreateKernel(e->prog, name, &rc);
@@ -2243,9 +2284,9 @@ TC__OCL_PRIVATE tc_status tc__ocl_check_arg(const tc_ir_tensor *t, const tc_tens
                                             tc_error *err) {
     int k;
     if ((unsigned)x->dtype >= (unsigned)TC_DTYPE_COUNT || x->dtype != t->dtype)
-        return tc__ocl_error(err, TC_ERR_TYPE, "%s: expected dtype %s, given %s", t->name,
-                             tc_dtype_name(t->dtype),
-                             (unsigned)x->dtype < (unsigned)TC_DTYPE_COUNT ? tc_dtype_name(x->dtype) : "?");
+        return tc__ocl_error(
+            err, TC_ERR_TYPE, "%s: expected dtype %s, given %s", t->name, tc_dtype_name(t->dtype),
+            (unsigned)x->dtype < (unsigned)TC_DTYPE_COUNT ? tc_dtype_name(x->dtype) : "?");
     if (x->rank != t->rank)
         return tc__ocl_error(err, TC_ERR_SHAPE, "%s: expected rank %d, given rank %d", t->name,
                              t->rank, x->rank);
@@ -2269,8 +2310,9 @@ TC__OCL_PRIVATE tc_status tc__ocl_check_outputs(tc__ocl_job *J, tc_error *err) {
         for (k = t->rank - 1; k >= 0; k--) {
             int64_t e = J->sx[t->extent[k]];
             if (o->shape[k] != e)
-                return tc__ocl_error(err, TC_ERR_SHAPE, "output %s: dimension %d is %lld, expected %lld",
-                                     t->name, k, (long long)o->shape[k], (long long)e);
+                return tc__ocl_error(err, TC_ERR_SHAPE,
+                                     "output %s: dimension %d is %lld, expected %lld", t->name, k,
+                                     (long long)o->shape[k], (long long)e);
             if (o->strides && o->strides[k] != stride && o->shape[k] > 1)
                 return tc__ocl_error(err, TC_ERR_UNSUPPORTED,
                                      "output %s must be contiguous (row-major)", t->name);
@@ -2350,10 +2392,14 @@ TC__OCL_PRIVATE tc_status tc__ocl_make_buffer(tc__ocl_job *J, int t, tc_error *e
     if (bytes > 0 && t < ir->n_inputs) {
         src = J->d->inputs[t].data;
         if (J->d->inputs[t].strides) src = packed = tc__ocl_pack(J, t);
-        if (!src) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (input %s)", ir->tensors[t].name);
+        if (!src)
+            return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (input %s)",
+                                 ir->tensors[t].name);
     } else if (bytes > 0 && o >= 0 && o < ir->n_outputs) {
         J->host[o] = tc__ocl_alloc(&J->r->alloc, bytes);
-        if (!J->host[o]) return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (output %s)", ir->tensors[t].name);
+        if (!J->host[o])
+            return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (output %s)",
+                                 ir->tensors[t].name);
         src = J->d->outputs[o].data; /* accumulating statements read it */
     }
     J->buf[t] = clCreateBuffer(J->r->ctx, flags | (src ? CL_MEM_COPY_HOST_PTR : 0),
@@ -2362,7 +2408,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_make_buffer(tc__ocl_job *J, int t, tc_error *e
     if (rc != CL_SUCCESS) {
         J->buf[t] = NULL;
         return tc__ocl_error(err, TC_ERR_BACKEND, "clCreateBuffer (tensor %s, %llu bytes): %s (%d)",
-                             ir->tensors[t].name, (unsigned long long)bytes, tc__ocl_cl_name(rc), (int)rc);
+                             ir->tensors[t].name, (unsigned long long)bytes, tc__ocl_cl_name(rc),
+                             (int)rc);
     }
     if (bytes > 0 && !src) { /* temporaries and outputs the runner allocates start at 0 */
         cl_uchar zero = 0;
@@ -2395,7 +2442,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_enqueue(tc__ocl_job *J, cl_kernel k, int64_t n
     if (J->r->is_cpu) /* the CPU runtime picks its own work-group size well */
         rc = clEnqueueNDRangeKernel(J->r->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL);
     else {
-        rc = clGetKernelWorkGroupInfo(k, J->r->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+        rc = clGetKernelWorkGroupInfo(k, J->r->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                                      NULL);
         if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clGetKernelWorkGroupInfo", rc);
         while (local > 1 && local > wg) local /= 2;
         global = (global + local - 1) / local * local; /* kernels skip ids past tc_n */
@@ -2432,7 +2480,8 @@ TC__OCL_PRIVATE cl_int tc__ocl_set_args(tc__ocl_job *J, int s, cl_kernel k, int6
         v = (cl_long)n;
         if (rc == CL_SUCCESS) rc = clSetKernelArg(k, a++, sizeof v, &v);
     }
-    if (info->n_gathers && rc == CL_SUCCESS) rc = clSetKernelArg(k, a++, sizeof(cl_mem), &J->errbuf);
+    if (info->n_gathers && rc == CL_SUCCESS)
+        rc = clSetKernelArg(k, a++, sizeof(cl_mem), &J->errbuf);
     return rc;
 }
 
@@ -2457,7 +2506,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_job_launch(tc__ocl_job *J, tc_error *err) {
             if ((st = tc__ocl_enqueue(J, k, J->numel[w], err)) != TC_OK) return st;
         }
         n = tc__ocl_items(ir, J->sx, s, info.serial);
-        if (n <= 0) continue;
+        if (n < 0) return tc__ocl_error(err, TC_ERR_LIMIT, "too many work-items");
+        if (n == 0) continue;
         rc = tc__ocl_set_args(J, s, J->entry->kernels[2 * s], info.serial ? 1 : n, &info);
         if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clSetKernelArg", rc);
         if ((st = tc__ocl_enqueue(J, J->entry->kernels[2 * s], n, err)) != TC_OK) return st;
@@ -2478,8 +2528,9 @@ TC__OCL_PRIVATE tc_status tc__ocl_bounds_error(tc__ocl_job *J, const int *e, tc_
             return tc__ocl_error(err, TC_ERR_BOUNDS,
                                  "index %lld out of range [0, %lld) in dimension %d of %s, read by "
                                  "`%s` (line %d)",
-                                 (long long)v, (long long)J->sx[ir->tensors[nd->tensor].extent[e[1]]],
-                                 e[1], ir->tensors[nd->tensor].name,
+                                 (long long)v,
+                                 (long long)J->sx[ir->tensors[nd->tensor].extent[e[1]]], e[1],
+                                 ir->tensors[nd->tensor].name,
                                  ir->stmts[s].text ? ir->stmts[s].text : "?", ir->stmts[s].line);
         }
     return tc__ocl_error(err, TC_ERR_BOUNDS, "a gather read out of range (code %d)", e[0]);
@@ -2496,8 +2547,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_job_finish(tc__ocl_job *J, tc_error *err) {
     for (i = 0; i < ir->n_outputs; i++) {
         int t = ir->n_inputs + i;
         if (!J->host[i]) continue;
-        rc = clEnqueueReadBuffer(J->r->queue, J->buf[t], CL_TRUE, 0, tc__ocl_bytes(J, t), J->host[i],
-                                 0, NULL, NULL);
+        rc = clEnqueueReadBuffer(J->r->queue, J->buf[t], CL_TRUE, 0, tc__ocl_bytes(J, t),
+                                 J->host[i], 0, NULL, NULL);
         if (rc != CL_SUCCESS) return tc__ocl_cl_fail(err, "clEnqueueReadBuffer", rc);
     }
     for (i = 0; i < ir->n_outputs; i++) {
@@ -2530,7 +2581,8 @@ TC_OCL_API tc_status tc_ocl_run(tc_ocl_runner *r, const tc_program *p, const tc_
     tc_status st;
     if (!err) err = &local;
     memset(err, 0, sizeof *err);
-    if (!r || !p || !d) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_run: NULL argument");
+    if (!r || !p || !d)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_ocl_run: NULL argument");
     memset(&J, 0, sizeof J);
     J.r = r;
     J.d = d;

@@ -2053,6 +2053,34 @@ TC__PRIVATE tc__sm_val tc__lower_rhs(tc__sm_stmt *st, int t) {
                                               st->S->ti[t].typed ? (int)st->S->t[t].dtype : -1));
 }
 
+/* A statement may read the tensor it writes only at the element it writes
+   and only without reduction indices: any other self-read would see
+   partly updated values, so its result would depend on the evaluation
+   order, which TC leaves open (and the VM's blocks and threads choose). */
+TC__PRIVATE int tc__lower_self_reads(tc__sm_stmt *st, int t) {
+    tc__sema *S = st->S;
+    int i, d, v, reduces = 0;
+    for (v = 0; v < st->n_vars; v++) reduces |= st->vars[v].lhs < 0;
+    for (i = 0; i < st->n_reads; i++) {
+        const tc_ir_node *x = &st->nodes[st->reads[i].node];
+        int same = x->tensor == t && !reduces;
+        if (x->tensor != t) continue;
+        for (d = 0; same && d < st->reads[i].rank; d++) {
+            const tc_ir_index *ix = &st->reads[i].ix[d];
+            same = ix->affine && S->sx[ix->offset].op == TC_SX_CONST && S->sx[ix->offset].value == 0;
+            for (v = 0; same && v < st->n_vars; v++)
+                same = ix->coef[v] == (st->vars[v].lhs == d ? 1 : 0);
+        }
+        if (!same)
+            return tc__fail(S->C, TC_ERR_UNSUPPORTED, st->st->rhs->span,
+                            "this statement reads %s, which it also writes, %s: the result would "
+                            "depend on the evaluation order; compute the values into a temporary "
+                            "first", S->t[t].name,
+                            reduces ? "while reducing" : "at an element other than the one written");
+    }
+    return 1;
+}
+
 TC__PRIVATE int tc__lower_comprehension(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
     tc__sm_stmt st;
     tc__sm_val v;
@@ -2066,7 +2094,7 @@ TC__PRIVATE int tc__lower_comprehension(tc__sema *S, tc__sm_env *E, const tc__st
         return 0;
     v = tc__lower_rhs(&st, t);
     if (v.node < 0 || !tc__lower_lhs_access(&st, t) || !tc__range_infer(&st) ||
-        !tc__range_checks(&st, S->n_stmts))
+        !tc__range_checks(&st, S->n_stmts) || !tc__lower_self_reads(&st, t))
         return 0;
     if (!tc__lower_compact(&st, &v.node) || !tc__lower_emit(&st, t, v.node)) return 0;
     return tc__lower_define(&st, t);

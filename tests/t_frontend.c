@@ -579,6 +579,12 @@ static void test_type_nodes(void) {
     s = stmt(0);
     CHECK(D && s->nodes[s->nodes[s->value].args[1]].op == TC_IR_CONST &&
           s->nodes[s->nodes[s->value].args[1]].fval == 0.1);
+    /* a statement may read what it writes only at the element it writes */
+    expect_error("def f(float(N) x) -> (y) {\n  y(i) = x(i)\n  y(i) += y(i - 1) where i in 1:N\n}",
+                 TC_ERR_UNSUPPORTED, 3, 11, "at an element other than the one written");
+    expect_error("def f(float(N,M) x) -> (y) {\n  y(i) = x(i, 0)\n  y(i) += y(i) * x(i, j)\n}",
+                 TC_ERR_UNSUPPORTED, 3, 11, "while reducing");
+    CHECK(compile("def f(float(N) x) -> (y) {\n  y(i) = x(i)\n  y(i) = y(i) * 2.0 + 1.0\n}"));
     /* narrowing stores need a cast */
     expect_error("def f(double(N) A) -> (float(N) B) { B(i) = A(i) }", TC_ERR_TYPE, 1, 45,
                  "B holds float32 but the right-hand side is float64");
