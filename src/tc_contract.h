@@ -1,14 +1,18 @@
 /* ==== [tc:contract] Packed contraction engine ===============================
    Runs statements of the form
 
-       T(output loops) +=[!] X(affine) * Y(affine)          (float32)
+       T(output loops) +=[!] X(affine) * Y(affine)          (all float32)
 
    (matmul, batched matmul, matrix-vector, tensordot, convolution as an
-   implicit im2col) as a blocked GEMM in the GotoBLAS/BLIS way: panels of X
-   and Y are packed from their general affine maps into contiguous buffers,
-   and a register-blocked micro-kernel computes TC__CT_MR x TC__CT_NR tiles
-   of T. When no loop is private to Y (matrix-vector, dot products) a GEMV
-   path streams X a few rows at a time instead.
+   implicit im2col) with one of three paths, chosen from the sizes:
+     GEMM  in the GotoBLAS/BLIS way: panels of X and Y are packed from
+           their general affine maps into contiguous buffers and a
+           register-blocked micro-kernel computes TC__CT_MR x TC__CT_NR
+           tiles of T (lanes along N);
+     GEMV  no loop private to Y (matrix-vector, dot products): rows of X,
+           contiguous along K, are dotted with Y a few at a time;
+     row   no loop private to X and N contiguous in Y and T (vector-matrix):
+           whole rows of Y are streamed into sums kept in L1.
 
    Loop classes. Every loop of the statement is one of
      batch  an output loop used by both X and Y, or by neither;
@@ -18,20 +22,32 @@
      K      a reduction loop, used by both X and Y.
    A class may hold several loops (conv2d: K = (c,kh,kw), N = (n,h,w)); a
    loop may appear in several dimensions of one tensor (strides add up).
+   Anything else is declined: other reductions, other value expressions,
+   casts, float16/float64/integer tensors, gathers, T read on the right,
+   a reduction loop missing from X or Y, no reduction loop at all.
 
    Interface for the VM (all TC__PRIVATE):
      compile time, size independent:
-       tc__contract_match(C, def, stmt, &plan)     1: plan (arena); 0: not
-                                                    a contraction (no error)
-     run time, once per plan of concrete sizes (no allocation):
+       tc__contract_match(C, def, stmt, &plan)     1: plan (in C's arena,
+                                                   lives with the program);
+                                                   0: not a contraction
+     run time, once per plan of concrete sizes (allocates nothing):
        tc__contract_prepare(plan, sx, strides0, strides1, strides_t, assign,
-                            &shape)                1: ready; 0: decline (run
-                                                    the generic path)
+                            &shape)                1: ready; 0: declined
+                                                   (run the generic path)
        tc__contract_tasks(&shape)                  number of tasks
-       tc__contract_scratch_size(&shape)           bytes of scratch per thread
-     run time, per run, from any thread:
+       tc__contract_scratch_size(&shape)           scratch bytes per thread
+     per run, from any threads (disjoint ranges):
        tc__contract_run_tasks(&shape, &args, first, last, scratch)
-                                                   computes tasks [first,last)
+   strides0/strides1 are the element strides of plan->tensor[0] and [1]
+   (the MUL's operands in order), strides_t those of T = plan->tensor[2];
+   args holds the same three tensors' data pointers. For example:
+
+       tc__contract_prepare(c, P->sx, P->ts[c->tensor[0]], P->ts[c->tensor[1]],
+                            P->ts[c->tensor[2]], assign, &sh);
+       a.in0 = P->ptr[c->tensor[0]]; a.in1 = P->ptr[c->tensor[1]];
+       a.out = P->ptr[c->tensor[2]];
+       each thread: tc__contract_run_tasks(&sh, &a, first, last, its_scratch);
 
    Initialisation (`!`): the engine only accumulates, T += sum, unless the
    VM passes assign = 1 to prepare: then each element of the domain is
@@ -42,18 +58,25 @@
 
    Determinism. The number of tasks and every block size are functions of
    the sizes only, never of the thread count. A task owns a set of output
-   elements and sums each of them completely, k blocks in order and each
-   block in k order from +0 (one FMA per k), then adds the block's sum to
-   T. So the results do not depend on how tasks are distributed or grouped.
-   Within one build, every path (full tiles, edge tiles through a buffer,
-   direct and gathered packing) performs the same operations per element.
+   elements and sums each of them completely: GEMM and row sums run k
+   blocks in order, each block in k order from +0 (one FMA per k), and add
+   each block's sum to T; GEMV sums keep 16 lanes of partial sums (lane
+   k % 16) added in a fixed tree at the end. So results do not depend on
+   how tasks are distributed or grouped, and within one build every path
+   (full tiles, edge tiles through a buffer, copied or gathered packing,
+   vector or scalar tails) performs the same operations per element. The
+   order differs from the generic VM's, so results differ from it by
+   rounding only.
 
-   Grouping. Consecutive tasks that share a batch index and an N block also
-   share the packed panel of Y within one tc__contract_run_tasks call, so a
-   pool should hand a thread contiguous ranges of several tasks when it can.
+   Grouping. Tasks are numbered batch-major, then N block, then M block:
+   runs of shape.nm consecutive tasks share a packed panel of Y within one
+   tc__contract_run_tasks call. A pool should hand each thread contiguous
+   ranges of several tasks (e.g. split [0, tasks) into equal parts), not
+   one task at a time, or every task packs its own panel.
 
-   Bounds. The engine reads X and Y where the statement's loops say; the VM
-   has already proven these affine reads in bounds for the domain. */
+   Bounds. The engine reads X and Y where the statement's loops say and
+   checks nothing; the VM proves these affine reads in bounds for the
+   domain (or fails the run) before calling it. */
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
@@ -68,7 +91,7 @@
 /* Micro-kernel tile: MR rows of M by NR lanes of N (NR = 16 * NV with
    AVX-512, 8 * NV with AVX2). */
 #if defined(__AVX512F__)
-#define TC__CT_MR 14
+#define TC__CT_MR 8
 #define TC__CT_NV 2
 #define TC__CT_NR 32
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -87,15 +110,18 @@
 #define TC__CT_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
-#define TC__CT_MAX_DIMS 8    /* loops per class */
-#define TC__CT_KC 256        /* largest k block */
-#define TC__CT_NC 1024       /* largest N block (packed Y panel: KC x NC floats, in L2) */
-#define TC__CT_MC 256        /* largest M block of one task */
-#define TC__CT_MIN_TASKS 8   /* split M (then N) until there are this many tasks */
-#define TC__CT_GV_W 16       /* GEMV: lanes of partial sums per row */
-#define TC__CT_GV_RG 4       /* GEMV: rows streamed together */
-#define TC__CT_GV_KC 2048    /* GEMV: k chunk (multiple of TC__CT_GV_W) */
-#define TC__CT_GV_ROWS 32    /* GEMV: rows per task (at most) */
+/* Blocking. The packed Y panel (KC x NC floats) stays in L2 while an X
+   sliver (MR x KC) stays in L1; see tc__ct_macro. */
+#define TC__CT_MAX_DIMS 8     /* loops per class */
+#define TC__CT_KC 256         /* largest k block */
+#define TC__CT_NC 1024        /* largest N block */
+#define TC__CT_MC 256         /* largest M block of one task */
+#define TC__CT_MIN_TASKS 8    /* split M (then N) until there are this many tasks */
+#define TC__CT_GV_W 16        /* GEMV: lanes of partial sums per row */
+#define TC__CT_GV_RG 4        /* GEMV: rows streamed together */
+#define TC__CT_GV_KC 2048     /* GEMV and row: k chunk (a multiple of TC__CT_GV_W) */
+#define TC__CT_GV_ROWS 32     /* GEMV: rows per task (at most; a multiple of GV_RG) */
+#define TC__CT_ROW_LANES 1024 /* row: lanes per task (their sums stay in L1) */
 #define TC__CT_ALIGN 64
 
 typedef enum tc__ct_role { TC__CT_BATCH, TC__CT_XONLY, TC__CT_YONLY, TC__CT_RED } tc__ct_role;
@@ -104,7 +130,7 @@ typedef enum tc__ct_role { TC__CT_BATCH, TC__CT_XONLY, TC__CT_YONLY, TC__CT_RED 
 typedef struct tc__contract {
     int stmt;
     const tc_ir_stmt *st;
-    int tensor[3];               /* the MUL's first read, its second read, T */
+    int tensor[3]; /* the MUL's first read, its second read, T */
     int rank[3];
     const tc_ir_index *index[2]; /* affine maps of the two reads */
     unsigned char *role;         /* per loop: tc__ct_role (XONLY: first read only) */
@@ -125,6 +151,7 @@ typedef struct tc__contract_shape {
     int64_t x0, y0, t0; /* element offsets of the first iteration */
     int swapped;        /* X is the MUL's second read */
     int gemv;           /* no N loop: rows of X dotted with Y */
+    int row;            /* one row (no M loop), N contiguous in Y and T: axpy rows of Y */
     int assign;         /* write 0 + sum instead of adding (see the header) */
     int64_t kc, nk;     /* k block and count */
     int64_t nc, nn;     /* N block and count */
@@ -177,7 +204,7 @@ TC__PRIVATE int tc__ct_classify(const tc__contract *c, const tc_ir_stmt *st) {
         if (++count[r] > TC__CT_MAX_DIMS) return 0;
         c->role[l] = (unsigned char)r;
     }
-    return 1;
+    return count[TC__CT_RED] > 0; /* products without a sum are the VM's element-wise work */
 }
 
 /* Returns 1 and an arena plan when statement `stmt` of d is a float32
@@ -241,7 +268,8 @@ TC__PRIVATE int tc__ct_read_base(const tc_ir_index *ix, int rank, const int64_t 
     return 1;
 }
 
-TC__PRIVATE void tc__ct_class_push(tc__ct_class *k, int64_t ext, int64_t sx, int64_t sy, int64_t st) {
+TC__PRIVATE void tc__ct_class_push(tc__ct_class *k, int64_t ext, int64_t sx, int64_t sy,
+                                   int64_t st) {
     int i = k->n++;
     k->ext[i] = ext;
     k->sx[i] = sx;
@@ -325,7 +353,8 @@ TC__PRIVATE int64_t tc__ct_min_stride(const tc__contract *c, int64_t (*s)[3], co
 /* Decides the X/Y order and the path. With loops private to both reads: a
    GEMM whose N holds the loop where T has the smallest stride (the lanes).
    With loops private to one read only (a matrix times a vector): GEMV when
-   the matrix is contiguous along K, else a GEMM with one row. */
+   the matrix runs along K at least as tightly as along its private loops,
+   else one row of a GEMM (prepare picks the row path when it can). */
 TC__PRIVATE void tc__ct_pick_path(const tc__contract *c, int64_t (*s)[3], const int64_t *ext,
                                   tc__contract_shape *sh) {
     int64_t p0 = tc__ct_min_stride(c, s, ext, TC__CT_XONLY, 0);
@@ -375,13 +404,14 @@ TC__PRIVATE void tc__ct_fill_classes(const tc__contract *c, int64_t (*s)[3], con
 
 /* Scratch regions, carved at 64-byte boundaries from one buffer. */
 typedef struct tc__ct_work {
-    float *apack;  /* GEMM: packed X block, slivers of MR rows; GEMV: gathered rows */
-    float *bpack;  /* GEMM: packed Y panel, strips of NR lanes; GEMV: gathered vector */
-    float *tile;   /* GEMM: an MR x NR tile for edges and scattered stores */
-    int64_t *kx, *ky; /* per k of the block: offsets in X and Y */
-    int64_t *mx, *mt; /* per row of the M block: offsets in X and T */
-    int64_t *ny, *nt; /* per lane of the N block: offsets in Y and T */
-    unsigned char *yunit, *tunit; /* per strip: Y / T offsets run contiguously */
+    float *apack;         /* GEMM: packed X block, slivers of MR rows; GEMV: gathered rows */
+    float *bpack;         /* GEMM: packed Y panel, strips of NR lanes; GEMV: gathered vector */
+    float *tile;          /* GEMM: an MR x NR tile for edges and scattered stores */
+    int64_t *kx, *ky;     /* per k of the block: offsets in X and Y */
+    int64_t *mx, *mt;     /* per row of the M block: offsets in X and T */
+    int64_t *ny, *nt;     /* per lane of the N block: offsets in Y and T */
+    unsigned char *yrun;  /* per lane: length of Y's contiguous run from it, within its strip */
+    unsigned char *tunit; /* per strip: T's offsets run contiguously */
 } tc__ct_work;
 
 TC__PRIVATE size_t tc__ct_carve(size_t *at, size_t bytes) {
@@ -390,21 +420,24 @@ TC__PRIVATE size_t tc__ct_carve(size_t *at, size_t bytes) {
     return p;
 }
 
-/* Lays the regions out from base (NULL: only sizes them); returns bytes. */
-TC__PRIVATE size_t tc__ct_layout(const tc__contract_shape *sh, unsigned char *base, tc__ct_work *w) {
+/* Lays the regions out from base (NULL: only sizes them); returns bytes.
+   A path's unused regions get no room. */
+TC__PRIVATE size_t tc__ct_layout(const tc__contract_shape *sh, unsigned char *base,
+                                 tc__ct_work *w) {
     size_t at = 0, kc = (size_t)sh->kc, mc = (size_t)sh->mc, nc = (size_t)sh->nc;
-    size_t rows = sh->gemv ? (size_t)TC__CT_GV_RG : mc, strips = nc / TC__CT_NR + 1;
+    size_t gemm = !sh->gemv && !sh->row, rows = sh->row ? 0 : sh->gemv ? TC__CT_GV_RG : mc;
+    size_t strips = gemm ? nc / TC__CT_NR + 1 : 0, cols = gemm ? nc : 0;
     size_t o[11];
     o[0] = tc__ct_carve(&at, rows * kc * sizeof(float));
-    o[1] = tc__ct_carve(&at, (sh->gemv ? kc : nc * kc) * sizeof(float));
-    o[2] = tc__ct_carve(&at, (size_t)TC__CT_MR * TC__CT_NR * sizeof(float));
+    o[1] = tc__ct_carve(&at, (sh->row ? 0 : sh->gemv ? kc : nc * kc) * sizeof(float));
+    o[2] = tc__ct_carve(&at, gemm * TC__CT_MR * TC__CT_NR * sizeof(float));
     o[3] = tc__ct_carve(&at, kc * sizeof(int64_t) + 8);
     o[4] = tc__ct_carve(&at, kc * sizeof(int64_t) + 8);
-    o[5] = tc__ct_carve(&at, mc * sizeof(int64_t) + 8);
-    o[6] = tc__ct_carve(&at, mc * sizeof(int64_t) + 8);
-    o[7] = tc__ct_carve(&at, nc * sizeof(int64_t) + 8);
-    o[8] = tc__ct_carve(&at, nc * sizeof(int64_t) + 8);
-    o[9] = tc__ct_carve(&at, strips);
+    o[5] = tc__ct_carve(&at, (sh->row ? 0 : mc) * sizeof(int64_t) + 8);
+    o[6] = tc__ct_carve(&at, (sh->row ? 0 : mc) * sizeof(int64_t) + 8);
+    o[7] = tc__ct_carve(&at, cols * sizeof(int64_t) + 8);
+    o[8] = tc__ct_carve(&at, cols * sizeof(int64_t) + 8);
+    o[9] = tc__ct_carve(&at, strips * TC__CT_NR);
     o[10] = tc__ct_carve(&at, strips);
     if (base) {
         w->apack = (float *)(void *)(base + o[0]);
@@ -416,7 +449,7 @@ TC__PRIVATE size_t tc__ct_layout(const tc__contract_shape *sh, unsigned char *ba
         w->mt = (int64_t *)(void *)(base + o[6]);
         w->ny = (int64_t *)(void *)(base + o[7]);
         w->nt = (int64_t *)(void *)(base + o[8]);
-        w->yunit = base + o[9];
+        w->yrun = base + o[9];
         w->tunit = base + o[10];
     }
     return at + TC__CT_ALIGN; /* room to align the caller's pointer */
@@ -443,10 +476,15 @@ TC__PRIVATE void tc__ct_split_more(tc__contract_shape *sh, int64_t M, int64_t N)
 /* Block sizes and task counts: functions of the sizes only. */
 TC__PRIVATE int tc__ct_blocks(tc__contract_shape *sh) {
     int64_t M = sh->m.total, N = sh->n.total, K = sh->k.total;
-    int64_t kmax = sh->gemv ? TC__CT_GV_KC : TC__CT_KC;
+    int chunked = sh->gemv || sh->row; /* k in chunks of a fixed size, not even blocks */
+    int64_t kmax = chunked ? TC__CT_GV_KC : TC__CT_KC;
     sh->nk = K == 0 ? 1 : tc__ct_cdiv(K, kmax);
-    sh->kc = K == 0 ? 0 : sh->gemv ? (K < kmax ? K : kmax) : tc__ct_cdiv(K, sh->nk);
-    if (sh->gemv) {
+    sh->kc = K == 0 ? 0 : chunked ? (K < kmax ? K : kmax) : tc__ct_cdiv(K, sh->nk);
+    if (sh->row) {
+        sh->mc = sh->nm = 1;
+        sh->nc = TC__CT_ROW_LANES;
+        sh->nn = tc__ct_cdiv(N, sh->nc);
+    } else if (sh->gemv) {
         sh->nc = sh->nn = 1;
         sh->nm = tc__ct_cdiv(M, TC__CT_GV_ROWS);
         sh->mc = tc__ct_roundup(tc__ct_cdiv(M, sh->nm), TC__CT_GV_RG);
@@ -494,6 +532,9 @@ TC__PRIVATE int tc__contract_prepare(const tc__contract *c, const int64_t *sx,
     if (!tc__ct_class_total(&out->batch) || !tc__ct_class_total(&out->m) ||
         !tc__ct_class_total(&out->n) || !tc__ct_class_total(&out->k))
         return 0;
+    if (out->k.total == 0) out->k.n = 0; /* empty sums: no k to walk */
+    out->row =
+        !out->gemv && out->m.total == 1 && out->n.n == 1 && out->n.sy[0] == 1 && out->n.st[0] == 1;
     if (!tc__ct_blocks(out)) return 0;
     return 1;
 }
@@ -506,31 +547,45 @@ TC__PRIVATE size_t tc__contract_scratch_size(const tc__contract_shape *sh) {
 /* ---- Offsets ---------------------------------------------------------------- */
 
 /* Offsets in X, Y and T (each optional) of items [i0, i0 + n) of a class,
-   its dims walked row-major (the innermost fastest). */
+   its dims walked row-major (the innermost fastest), a run of the innermost
+   dim at a time. */
 TC__PRIVATE void tc__ct_offsets(const tc__ct_class *k, int64_t i0, int64_t n, int64_t *ox,
                                 int64_t *oy, int64_t *ot) {
-    int64_t idx[TC__CT_MAX_DIMS], ax = 0, ay = 0, at = 0, rem = i0, i;
-    int d;
-    for (d = k->n - 1; d >= 0; d--) {
+    int64_t idx[TC__CT_MAX_DIMS], ax = 0, ay = 0, at = 0, rem = i0, i = 0, j;
+    int d, in = k->n - 1;
+    for (d = in; d >= 0; d--) {
         idx[d] = rem % k->ext[d];
         rem /= k->ext[d];
         ax += idx[d] * k->sx[d];
         ay += idx[d] * k->sy[d];
         at += idx[d] * k->st[d];
     }
-    for (i = 0; i < n; i++) {
-        if (ox) ox[i] = ax;
-        if (oy) oy[i] = ay;
-        if (ot) ot[i] = at;
-        for (d = k->n - 1; d >= 0; d--) {
-            ax += k->sx[d];
-            ay += k->sy[d];
-            at += k->st[d];
-            if (++idx[d] < k->ext[d]) break;
-            ax -= k->sx[d] * k->ext[d];
-            ay -= k->sy[d] * k->ext[d];
-            at -= k->st[d] * k->ext[d];
+    if (in < 0) { /* no dims: the single item at offset 0 */
+        for (; i < n; i++) {
+            if (ox) ox[i] = 0;
+            if (oy) oy[i] = 0;
+            if (ot) ot[i] = 0;
+        }
+        return;
+    }
+    while (i < n) {
+        int64_t run = k->ext[in] - idx[in] < n - i ? k->ext[in] - idx[in] : n - i;
+        for (j = 0; j < run; j++) {
+            if (ox) ox[i + j] = ax + j * k->sx[in];
+            if (oy) oy[i + j] = ay + j * k->sy[in];
+            if (ot) ot[i + j] = at + j * k->st[in];
+        }
+        i += run;
+        ax += run * k->sx[in];
+        ay += run * k->sy[in];
+        at += run * k->st[in];
+        idx[in] += run;
+        for (d = in; d > 0 && idx[d] == k->ext[d]; d--) { /* carry */
+            ax += k->sx[d - 1] - k->sx[d] * k->ext[d];
+            ay += k->sy[d - 1] - k->sy[d] * k->ext[d];
+            at += k->st[d - 1] - k->st[d] * k->ext[d];
             idx[d] = 0;
+            idx[d - 1]++;
         }
     }
 }
@@ -564,15 +619,20 @@ TC__PRIVATE void tc__ct_kernel(int64_t kc, const float *a, const float *b, float
     int64_t k;
     int r, v;
     TC__CT_UNROLL for (r = 0; r < TC__CT_MR; r++) {
-        TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++) acc[r][v] = _mm512_setzero_ps();
+        TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++) {
+            acc[r][v] = _mm512_setzero_ps();
+            /* the tile of T is needed only after the k loop: fetch it now */
+            _mm_prefetch((const char *)(c + rowoff[r] + 16 * v), _MM_HINT_T0);
+        }
     }
     for (k = 0; k < kc; k++) {
         __m512 bv[TC__CT_NV];
         TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++) bv[v] = _mm512_load_ps(b + 16 * v);
         TC__CT_UNROLL for (r = 0; r < TC__CT_MR; r++) {
             __m512 ar = _mm512_set1_ps(a[r]);
-            TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++)
+            TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++) {
                 acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
+            }
         }
         a += TC__CT_MR;
         b += TC__CT_NR;
@@ -599,8 +659,9 @@ TC__PRIVATE void tc__ct_kernel(int64_t kc, const float *a, const float *b, float
         TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++) bv[v] = _mm256_load_ps(b + 8 * v);
         TC__CT_UNROLL for (r = 0; r < TC__CT_MR; r++) {
             __m256 ar = _mm256_broadcast_ss(a + r);
-            TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++)
+            TC__CT_UNROLL for (v = 0; v < TC__CT_NV; v++) {
                 acc[r][v] = _mm256_fmadd_ps(ar, bv[v], acc[r][v]);
+            }
         }
         a += TC__CT_MR;
         b += TC__CT_NR;
@@ -622,8 +683,11 @@ TC__PRIVATE void tc__ct_kernel(int64_t kc, const float *a, const float *b, float
     for (r = 0; r < TC__CT_MR; r++)
         for (j = 0; j < TC__CT_NR; j++) acc[r][j] = 0.0f;
     for (k = 0; k < kc; k++) {
-        for (r = 0; r < TC__CT_MR; r++)
-            for (j = 0; j < TC__CT_NR; j++) acc[r][j] = TC__CT_FMA(a[r], b[j], acc[r][j]);
+        TC__CT_UNROLL for (r = 0; r < TC__CT_MR; r++) {
+            TC__CT_UNROLL for (j = 0; j < TC__CT_NR; j++) {
+                acc[r][j] = TC__CT_FMA(a[r], b[j], acc[r][j]);
+            }
+        }
         a += TC__CT_MR;
         b += TC__CT_NR;
     }
@@ -659,27 +723,43 @@ TC__PRIVATE void tc__ct_pack_x(const float *X, int64_t xb, const tc__ct_work *w,
     }
 }
 
+/* Copies n floats (a run of at most a strip). */
+TC__PRIVATE void tc__ct_copy(float *d, const float *s, int n) {
+#if defined(__AVX512F__)
+    for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
+    if (n > 0) {
+        __mmask16 m = (__mmask16)((1u << n) - 1u);
+        _mm512_mask_storeu_ps(d, m, _mm512_maskz_loadu_ps(m, s));
+    }
+#else
+    int i;
+    for (i = 0; i < n; i++) d[i] = s[i];
+#endif
+}
+
 /* Packs lanes [0, ncb) of the N block over the k block: strips of NR
    lanes, k-major inside a strip (b[k*NR + j]); lanes past ncb are zero.
-   Strips contiguous in Y (an implicit im2col row included) are copied. */
+   Each strip is copied as the contiguous runs of Y it spans: a matmul row
+   is one run, an implicit im2col row one or two. */
 TC__PRIVATE void tc__ct_pack_y(const float *Y, int64_t yb, const tc__ct_work *w, int64_t ncb,
                                int64_t kcb) {
     int64_t j0, k;
     int j;
     for (j0 = 0; j0 < ncb; j0 += TC__CT_NR) {
         float *dst = w->bpack + j0 * kcb;
+        const int64_t *ny = w->ny + j0;
+        const unsigned char *run = w->yrun + j0;
         int nr = ncb - j0 < TC__CT_NR ? (int)(ncb - j0) : TC__CT_NR;
-        if (nr == TC__CT_NR && w->yunit[j0 / TC__CT_NR]) {
+        if (run[0] == TC__CT_NR) {
             for (k = 0; k < kcb; k++)
-                memcpy(dst + k * TC__CT_NR, Y + (yb + w->ky[k] + w->ny[j0]),
-                       TC__CT_NR * sizeof(float));
+                tc__ct_copy(dst + k * TC__CT_NR, Y + (yb + w->ky[k] + ny[0]), TC__CT_NR);
             continue;
         }
         for (k = 0; k < kcb; k++) {
-            const int64_t *ny = w->ny + j0;
+            float *d = dst + k * TC__CT_NR;
             int64_t base = yb + w->ky[k];
-            for (j = 0; j < nr; j++) dst[k * TC__CT_NR + j] = Y[base + ny[j]];
-            for (; j < TC__CT_NR; j++) dst[k * TC__CT_NR + j] = 0.0f;
+            for (j = 0; j < nr; j += run[j]) tc__ct_copy(d + j, Y + (base + ny[j]), run[j]);
+            for (j = nr; j < TC__CT_NR; j++) d[j] = 0.0f;
         }
     }
 }
@@ -698,8 +778,8 @@ TC__PRIVATE void tc__ct_tile_out(float *T, int64_t tb, const int64_t *mt, const 
 
 /* All tiles of one packed X block by one packed Y panel. The X sliver stays
    in L1 while the Y panel streams from L2. */
-TC__PRIVATE void tc__ct_macro(float *T, int64_t tb, const tc__ct_work *w, int64_t mcb,
-                              int64_t ncb, int64_t kcb, int mode) {
+TC__PRIVATE void tc__ct_macro(float *T, int64_t tb, const tc__ct_work *w, int64_t mcb, int64_t ncb,
+                              int64_t kcb, int mode) {
     int64_t tileoff[TC__CT_MR], i0, j0;
     int r;
     for (r = 0; r < TC__CT_MR; r++) tileoff[r] = (int64_t)r * TC__CT_NR;
@@ -713,22 +793,24 @@ TC__PRIVATE void tc__ct_macro(float *T, int64_t tb, const tc__ct_work *w, int64_
                 tc__ct_kernel(kcb, a, b, T + (tb + w->nt[j0]), w->mt + i0, mode);
             } else {
                 tc__ct_kernel(kcb, a, b, w->tile, tileoff, TC__CT_RAW);
-                tc__ct_tile_out(T, tb, w->mt + i0, w->nt + j0, mr, nr, w->tile,
-                                mode == TC__CT_ADD);
+                tc__ct_tile_out(T, tb, w->mt + i0, w->nt + j0, mr, nr, w->tile, mode == TC__CT_ADD);
             }
         }
     }
 }
 
-/* Offsets of the N block's lanes and which strips run contiguously. */
+/* Offsets of the N block's lanes, Y's contiguous runs inside each strip,
+   and which strips run contiguously in T. */
 TC__PRIVATE void tc__ct_n_block(const tc__contract_shape *sh, int64_t n0, int64_t ncb,
                                 const tc__ct_work *w) {
-    int64_t j0;
+    int64_t j0, j;
     tc__ct_offsets(&sh->n, n0, ncb, NULL, w->ny, w->nt);
     for (j0 = 0; j0 < ncb; j0 += TC__CT_NR) {
-        int64_t nr = ncb - j0 < TC__CT_NR ? ncb - j0 : TC__CT_NR;
-        w->yunit[j0 / TC__CT_NR] = (unsigned char)tc__ct_unit_run(w->ny + j0, nr);
-        w->tunit[j0 / TC__CT_NR] = (unsigned char)tc__ct_unit_run(w->nt + j0, nr);
+        int64_t end = ncb - j0 < TC__CT_NR ? ncb : j0 + TC__CT_NR;
+        w->tunit[j0 / TC__CT_NR] = (unsigned char)tc__ct_unit_run(w->nt + j0, end - j0);
+        w->yrun[end - 1] = 1;
+        for (j = end - 2; j >= j0; j--)
+            w->yrun[j] = (unsigned char)(w->ny[j + 1] == w->ny[j] + 1 ? w->yrun[j + 1] + 1 : 1);
     }
 }
 
@@ -772,8 +854,9 @@ TC__PRIVATE void tc__ct_dot(const float *const *rows, const float *v, int64_t n,
     TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++) acc[r] = _mm512_loadu_ps(p[r]);
     for (; k + 16 <= n; k += 16) {
         __m512 vv = _mm512_loadu_ps(v + k);
-        TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++)
+        TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++) {
             acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(rows[r] + k), vv, acc[r]);
+        }
     }
     TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++) _mm512_storeu_ps(p[r], acc[r]);
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -796,7 +879,8 @@ TC__PRIVATE void tc__ct_dot(const float *const *rows, const float *v, int64_t n,
 #endif
     for (; k + TC__CT_GV_W <= n; k += TC__CT_GV_W)
         for (r = 0; r < TC__CT_GV_RG; r++)
-            for (l = 0; l < TC__CT_GV_W; l++) p[r][l] = TC__CT_FMA(rows[r][k + l], v[k + l], p[r][l]);
+            for (l = 0; l < TC__CT_GV_W; l++)
+                p[r][l] = TC__CT_FMA(rows[r][k + l], v[k + l], p[r][l]);
     for (r = 0; r < TC__CT_GV_RG; r++)
         for (l = 0; k + l < n; l++) p[r][l] = TC__CT_FMA(rows[r][k + l], v[k + l], p[r][l]);
 }
@@ -810,53 +894,139 @@ TC__PRIVATE float tc__ct_lanes_sum(float *p) {
 }
 
 /* Row pointers and vector for rows [g, g + nr) of the block over k block
-   [0, kcb): straight into X and Y when both run contiguously along K, else
-   gathered into the scratch. Missing rows repeat row g (results dropped). */
+   [0, kcb): straight into X (Y) when it runs contiguously along K, else
+   gathered into the scratch (the vector once per k block, at g == 0).
+   Missing rows repeat row g (their sums are dropped). */
 TC__PRIVATE const float *tc__ct_gemv_src(const tc__contract_shape *sh, const float *X,
-                                         const float *Y, int64_t xb, int64_t yb, int64_t g,
-                                         int nr, int64_t kcb, const tc__ct_work *w,
-                                         const float **rows) {
+                                         const float *Y, int64_t xb, int64_t yb, int64_t g, int nr,
+                                         int64_t kcb, const tc__ct_work *w, const float **rows) {
     int64_t k;
     int r;
-    if (tc__ct_class_unit(&sh->k, 0) && tc__ct_class_unit(&sh->k, 1)) {
-        for (r = 0; r < TC__CT_GV_RG; r++)
-            rows[r] = X + (xb + w->mx[g + (r < nr ? r : 0)] + w->kx[0]);
-        return Y + (yb + w->ky[0]);
-    }
     for (r = 0; r < nr; r++) {
+        int64_t base = xb + w->mx[g + r];
         float *dst = w->apack + r * kcb;
-        for (k = 0; k < kcb; k++) dst[k] = X[xb + w->mx[g + r] + w->kx[k]];
+        if (tc__ct_class_unit(&sh->k, 0)) {
+            rows[r] = X + (base + w->kx[0]);
+            continue;
+        }
+        for (k = 0; k < kcb; k++) dst[k] = X[base + w->kx[k]];
         rows[r] = dst;
     }
     for (; r < TC__CT_GV_RG; r++) rows[r] = rows[0];
-    for (k = 0; k < kcb; k++) w->bpack[k] = Y[yb + w->ky[k]];
+    if (tc__ct_class_unit(&sh->k, 1)) return Y + (yb + w->ky[0]);
+    if (g == 0)
+        for (k = 0; k < kcb; k++) w->bpack[k] = Y[yb + w->ky[k]];
     return w->bpack;
 }
 
-/* One GEMV task: rows [mb*mc, ...) of batch b, each summed over all of K. */
+/* One GEMV task: rows [mb*mc, ...) of batch b, each summed over all of K,
+   k block by k block (the vector's block stays in cache for all rows). */
 TC__PRIVATE void tc__ct_gemv_task(const tc__contract_shape *sh, const float *X, const float *Y,
                                   float *T, int64_t b, int64_t mb, const tc__ct_work *w) {
+    float p[TC__CT_GV_ROWS][TC__CT_GV_W];
     int64_t bx, by, bt, g, kb, m0 = mb * sh->mc, K = sh->k.total;
     int64_t mcb = sh->m.total - m0 < sh->mc ? sh->m.total - m0 : sh->mc;
+    int direct = tc__ct_class_unit(&sh->k, 0) && tc__ct_class_unit(&sh->k, 1); /* no tables */
     tc__ct_offsets(&sh->batch, b, 1, &bx, &by, &bt);
     tc__ct_offsets(&sh->m, m0, mcb, w->mx, NULL, w->mt);
-    for (g = 0; g < mcb; g += TC__CT_GV_RG) {
-        float p[TC__CT_GV_RG][TC__CT_GV_W];
-        int r, nr = mcb - g < TC__CT_GV_RG ? (int)(mcb - g) : TC__CT_GV_RG;
-        memset(p, 0, sizeof p);
-        for (kb = 0; kb < sh->nk; kb++) {
-            int64_t k0 = kb * sh->kc, kcb = K - k0 < sh->kc ? K - k0 : sh->kc;
+    memset(p, 0, sizeof p);
+    for (kb = 0; kb < sh->nk; kb++) {
+        int64_t k0 = kb * sh->kc, kcb = K - k0 < sh->kc ? K - k0 : sh->kc;
+        if (kcb <= 0) continue;
+        /* contiguous along K: only the block's first offsets are used */
+        tc__ct_offsets(&sh->k, k0, direct ? 1 : kcb, w->kx, w->ky, NULL);
+        for (g = 0; g < mcb; g += TC__CT_GV_RG) {
             const float *rows[TC__CT_GV_RG], *vec;
-            if (kcb <= 0) continue;
-            tc__ct_offsets(&sh->k, k0, kcb, w->kx, w->ky, NULL);
+            int nr = mcb - g < TC__CT_GV_RG ? (int)(mcb - g) : TC__CT_GV_RG;
             vec = tc__ct_gemv_src(sh, X, Y, sh->x0 + bx, sh->y0 + by, g, nr, kcb, w, rows);
-            tc__ct_dot(rows, vec, kcb, p);
+            tc__ct_dot(rows, vec, kcb, p + g);
         }
-        for (r = 0; r < nr; r++) {
-            float *t = T + (sh->t0 + bt + w->mt[g + r]);
-            float s = tc__ct_lanes_sum(p[r]);
-            *t = (sh->assign ? 0.0f : *t) + s;
+    }
+    for (g = 0; g < mcb; g++) {
+        float *t = T + (sh->t0 + bt + w->mt[g]);
+        float s = tc__ct_lanes_sum(p[g]);
+        *t = (sh->assign ? 0.0f : *t) + s;
+    }
+}
+
+/* ---- One row: T[n] = sum over k of X[k] * Y[k][n] ---------------------------------
+   (vector times matrix). A task owns TC__CT_ROW_LANES lanes of N, keeps
+   their sums in L1 across all of K and streams whole rows of Y, four at a
+   time; each lane is one FMA per k in k order from +0, as in a GEMM tile. */
+
+/* acc[l] = fma(x, y[l], acc[l]) for l in [l0, n): the vector paths' tail. */
+TC__PRIVATE void tc__ct_row_tail(float x, const float *y, int l0, int n, float *acc) {
+    int l;
+    for (l = l0; l < n; l++) acc[l] = TC__CT_FMA(x, y[l], acc[l]);
+}
+
+/* acc[l] += x[k] * y_k[l] for the k of one chunk, in k order; x[k] is
+   X[xoff[k]] and y_k = Y + yoff[k]. */
+TC__PRIVATE void tc__ct_row_chunk(const float *X, const float *Y, int64_t kcb, const int64_t *xoff,
+                                  const int64_t *yoff, int nl, float *acc) {
+    int64_t k;
+    int l, q;
+    for (k = 0; k < kcb; k += 4) {
+        int nk = kcb - k < 4 ? (int)(kcb - k) : 4;
+        float x[4];
+        const float *y[4];
+        for (q = 0; q < nk; q++) {
+            x[q] = X[xoff[k + q]];
+            y[q] = Y + yoff[k + q];
         }
+        l = 0;
+#if defined(__AVX512F__)
+        if (nk == 4) {
+            __m512 x0 = _mm512_set1_ps(x[0]), x1 = _mm512_set1_ps(x[1]);
+            __m512 x2 = _mm512_set1_ps(x[2]), x3 = _mm512_set1_ps(x[3]);
+            for (; l + 16 <= nl; l += 16) {
+                __m512 a = _mm512_loadu_ps(acc + l);
+                a = _mm512_fmadd_ps(x0, _mm512_loadu_ps(y[0] + l), a);
+                a = _mm512_fmadd_ps(x1, _mm512_loadu_ps(y[1] + l), a);
+                a = _mm512_fmadd_ps(x2, _mm512_loadu_ps(y[2] + l), a);
+                a = _mm512_fmadd_ps(x3, _mm512_loadu_ps(y[3] + l), a);
+                _mm512_storeu_ps(acc + l, a);
+            }
+        }
+#elif defined(__AVX2__) && defined(__FMA__)
+        if (nk == 4) {
+            __m256 x0 = _mm256_set1_ps(x[0]), x1 = _mm256_set1_ps(x[1]);
+            __m256 x2 = _mm256_set1_ps(x[2]), x3 = _mm256_set1_ps(x[3]);
+            for (; l + 8 <= nl; l += 8) {
+                __m256 a = _mm256_loadu_ps(acc + l);
+                a = _mm256_fmadd_ps(x0, _mm256_loadu_ps(y[0] + l), a);
+                a = _mm256_fmadd_ps(x1, _mm256_loadu_ps(y[1] + l), a);
+                a = _mm256_fmadd_ps(x2, _mm256_loadu_ps(y[2] + l), a);
+                a = _mm256_fmadd_ps(x3, _mm256_loadu_ps(y[3] + l), a);
+                _mm256_storeu_ps(acc + l, a);
+            }
+        }
+#endif
+        if (l < nl) /* the lanes left, row by row: the same FMAs in the same order */
+            for (q = 0; q < nk; q++) tc__ct_row_tail(x[q], y[q], l, nl, acc);
+    }
+}
+
+TC__PRIVATE void tc__ct_row_task(const tc__contract_shape *sh, const float *X, const float *Y,
+                                 float *T, int64_t b, int64_t nb, const tc__ct_work *w) {
+    float acc[TC__CT_ROW_LANES];
+    int64_t bx, by, bt, kb, k, n0 = nb * sh->nc, K = sh->k.total;
+    int l, nl = sh->n.total - n0 < sh->nc ? (int)(sh->n.total - n0) : (int)sh->nc;
+    tc__ct_offsets(&sh->batch, b, 1, &bx, &by, &bt);
+    memset(acc, 0, sizeof acc);
+    for (kb = 0; kb < sh->nk; kb++) {
+        int64_t k0 = kb * sh->kc, kcb = K - k0 < sh->kc ? K - k0 : sh->kc;
+        if (kcb <= 0) continue;
+        tc__ct_offsets(&sh->k, k0, kcb, w->kx, w->ky, NULL);
+        for (k = 0; k < kcb; k++) { /* absolute offsets: X's element, Y's row at n0 */
+            w->kx[k] += sh->x0 + bx;
+            w->ky[k] += sh->y0 + by + n0;
+        }
+        tc__ct_row_chunk(X, Y, kcb, w->kx, w->ky, nl, acc);
+    }
+    for (l = 0; l < nl; l++) {
+        float *t = T + (sh->t0 + bt + n0 + l);
+        *t = (sh->assign ? 0.0f : *t) + acc[l];
     }
 }
 
@@ -882,7 +1052,9 @@ TC__PRIVATE void tc__contract_run_tasks(const tc__contract_shape *sh, const tc__
         int64_t mb = first % sh->nm, rest = first / sh->nm;
         int64_t end = last < first - mb + sh->nm ? last : first - mb + sh->nm;
         int64_t mb1 = mb + (end - first); /* the run of tasks sharing (batch, N block) */
-        if (sh->gemv) {
+        if (sh->row) {
+            tc__ct_row_task(sh, X, Y, T, rest / sh->nn, rest % sh->nn, &w);
+        } else if (sh->gemv) {
             for (; mb < mb1; mb++) tc__ct_gemv_task(sh, X, Y, T, rest, mb, &w);
         } else {
             tc__ct_gemm_group(sh, X, Y, T, rest / sh->nn, rest % sh->nn, mb, mb1, &w);

@@ -5,20 +5,20 @@
 # A program that crashes or prints no RESULT line counts as one failure.
 passed=0; failed=0
 run_one() {
-    local out rc line
-    out=$(eval "$1" 2>&1); rc=$?
+    local cmd=$1 out rc line
+    out=$(eval "$cmd" 2>&1); rc=$?
     line=$(printf '%s\n' "$out" | grep -E '^RESULT [0-9]+ [0-9]+$' | tail -n 1)
     if [ -z "$line" ]; then
-        echo "== $1: no RESULT line (exit $rc)"; printf '%s\n' "$out" | tail -n 30
+        echo "== $cmd: no RESULT line (exit $rc)"; printf '%s\n' "$out" | tail -n 30
         failed=$((failed + 1)); return
     fi
     set -- $line
     passed=$((passed + $2)); failed=$((failed + $3))
     if [ "$3" != 0 ] || [ "$rc" != 0 ]; then
-        echo "== $1: $2 passed, $3 failed (exit $rc)"; printf '%s\n' "$out" | grep -v '^RESULT' | tail -n 40
+        echo "== $cmd: $2 passed, $3 failed (exit $rc)"; printf '%s\n' "$out" | grep -v '^RESULT' | tail -n 40
         [ "$3" = 0 ] && failed=$((failed + 1))
     else
-        echo "ok $1: $2 checks"
+        echo "ok $cmd: $2 checks"
     fi
 }
 if [ "$1" = "-" ]; then
