@@ -94,6 +94,24 @@ TC__PRIVATE double tc__math_sinpi_cospi(double x, int want_cos) {
     return signbit(x) ? -v : v;
 }
 
+/* log|Gamma(x)| without glibc's lgamma, which writes the global `signgam`
+   (a data race when programs run on several threads). Gamma itself is
+   accurate to an ulp or so below its overflow at 171; above that the
+   Stirling series is exact to double precision; negative x reflects. */
+TC__PRIVATE double tc__math_lgamma(double x) {
+    double z, series;
+    if (x != x) return x;
+    if (x == HUGE_VAL || x == -HUGE_VAL) return HUGE_VAL;
+    if (x <= 0.0 && floor(x) == x) return HUGE_VAL; /* poles */
+    if (x < -100.0) /* reflection: Gamma(x) Gamma(1-x) = pi / sin(pi x) */
+        return log(3.14159265358979323846 / fabs(tc__math_sinpi_cospi(x, 0))) -
+               tc__math_lgamma(1.0 - x);
+    if (x < 170.0) return log(fabs(tgamma(x)));
+    z = 1.0 / (x * x);
+    series = (1.0 / 12.0 - z * (1.0 / 360.0 - z * (1.0 / 1260.0 - z / 1680.0))) / x;
+    return (x - 0.5) * log(x) - x + 0.91893853320467274178 + series;
+}
+
 /* Asymptotic (Hankel) sums for order nu (0 or 1) at large x:
    P = sum (-1)^k a_2k / x^2k, Q = sum (-1)^k a_2k+1 / x^2k+1 with
    a_k = prod_{j<=k} (4nu^2 - (2j-1)^2) / (k! 8^k). For x > 25 the terms
@@ -399,7 +417,7 @@ TC__PRIVATE double tc__math_f64(tc_builtin b, const double *a) {
     case TC_BUILTIN_FLOOR: return floor(x);
     case TC_BUILTIN_J0: return tc__math_bessel(x, 0);
     case TC_BUILTIN_J1: return tc__math_bessel(x, 1);
-    case TC_BUILTIN_LGAMMA: return lgamma(x);
+    case TC_BUILTIN_LGAMMA: return tc__math_lgamma(x);
     case TC_BUILTIN_LOG: return log(x);
     case TC_BUILTIN_LOG10: return log10(x);
     case TC_BUILTIN_LOG1P: return log1p(x);
@@ -947,7 +965,7 @@ TC__PRIVATE float tc__math_f32_libm(tc_builtin b, const float *a) {
     case TC_BUILTIN_CBRT: return cbrtf(x);
     case TC_BUILTIN_COSH: return coshf(x);
     case TC_BUILTIN_ERFC: return erfcf(x);
-    case TC_BUILTIN_LGAMMA: return lgammaf(x);
+    case TC_BUILTIN_LGAMMA: return (float)tc__math_lgamma((double)x);
     case TC_BUILTIN_LOGB: return logbf(x);
     case TC_BUILTIN_SINH: return sinhf(x);
     case TC_BUILTIN_TAN: return tanf(x);
