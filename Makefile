@@ -7,6 +7,11 @@
 #                 "N passed, M failed"
 #   make bench    benchmark table (tc.h vs naive C vs OpenBLAS)
 #   make clean
+# Builds run in parallel on every core unless -j is given (the test suite
+# compiles each test three ways; CI has 2 cores and 10 minutes).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 CC ?= cc
 CXX ?= c++
 PYTHON ?= /usr/bin/python3

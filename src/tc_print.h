@@ -71,6 +71,7 @@ TC__PRIVATE const char *tc__print_binop(tc_ir_op op) {
 /* A float constant that still reads as a float: 1.0, 0.5, 1e-05, INFINITY. */
 TC__PRIVATE void tc__print_float(tc__buf *b, double v, tc_dtype t) {
     char tmp[48];
+    int p;
     if (v != v) {
         tc__bprintf(b, "NAN");
         return;
@@ -79,7 +80,12 @@ TC__PRIVATE void tc__print_float(tc__buf *b, double v, tc_dtype t) {
         tc__bprintf(b, v < 0 ? "-INFINITY" : "INFINITY");
         return;
     }
-    snprintf(tmp, sizeof tmp, t == TC_FLOAT64 ? "%.17g" : "%.9g", v);
+    /* the shortest digits that read back as the same value (0.1, not 0.100000001) */
+    for (p = t == TC_FLOAT64 ? 15 : 6; p < 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*g", p, v);
+        if (t == TC_FLOAT64 ? strtod(tmp, NULL) == v : (float)strtod(tmp, NULL) == (float)v) break;
+    }
+    if (p == 17) snprintf(tmp, sizeof tmp, "%.17g", v);
     tc__bprintf(b, "%s%s", tmp, strpbrk(tmp, ".e") ? "" : ".0");
 }
 

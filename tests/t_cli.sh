@@ -42,6 +42,13 @@ same() {
         diff <(printf '%s\n' "$3") "$2" | head -n 20 | sed 's/^/    /'
     fi
 }
+# line NAME FILE TEXT: FILE has a line that is exactly TEXT.
+line() {
+    if grep -qxF -- "$3" "$2"; then ok; else
+        bad "$1: no line '$3' in $2"
+        head -n 12 "$2" | sed 's/^/    /'
+    fi
+}
 empty() { if [ ! -s "$2" ]; then ok; else bad "$1: $2 not empty"; head -n 5 "$2" | sed 's/^/    /'; fi; }
 # py NAME CODE: runs python code (numpy imported as np); it asserts.
 py() {
@@ -156,6 +163,8 @@ t "infer numbers" 0 "$TC" infer mm.tc M=2 N=4 K=3
 has "infer numeric j" out "    j in [0, 4)"
 has "infer numeric output" out "  output C: float32(2, 4)"
 has "infer sizes line" out "  sizes: M=2 N=4 K=3"
+t "infer sizes before the file" 0 "$TC" infer M=2 N=4 K=3 mm.tc
+has "infer sizes before the file" out "  output C: float32(2, 4)"
 t "infer conv symbolic" 0 "$TC" infer conv.tc --entry conv2d
 has "infer conv h" out "h in [0, H - KH + 1)"
 has "infer conv O" out "output O: float32(N, M, H - KH + 1, W - KW + 1)"
@@ -166,7 +175,8 @@ has "infer temporary" out "  temporary e: float32(3, 5)"
 t "infer all defs" 0 "$TC" infer conv.tc
 has "infer all defs: last" out "def reversed"
 t "infer scalar size input" 0 "$TC" infer mixed.tc N=4 k=3
-has "infer 0-rank output" out "  output total: int32()"
+line "infer 0-rank output" out "  output total: int32"
+line "infer 0-rank output y" out "  output y: int32(4)"
 
 # ---- infer: --json ----
 json() { # NAME ENTRY SIZES PYTHON-ASSERTS (j: the parsed object)

@@ -140,6 +140,23 @@ static void test_min_body_and_consts(void) {
     CHECK(tc_ir_format_loops(NULL, small, sizeof small) == 0 && small[0] == '\0');
 }
 
+/* Float constants print in the fewest digits that read back exactly. */
+static void test_float_constants(void) {
+    build_def();
+    nodes[1].fval = (double)0.1f;
+    CHECK(tc_ir_format_loops(&def, out, sizeof out) > 0);
+    CHECK(has("A[i - 1][2*j + 1] * 0.1 + "));
+    nodes[1].dtype = TC_FLOAT64, nodes[1].fval = 0.1;
+    CHECK(tc_ir_format_loops(&def, out, sizeof out) > 0);
+    CHECK(has("A[i - 1][2*j + 1] * 0.1 + "));
+    nodes[1].fval = 1e30;
+    CHECK(tc_ir_format_loops(&def, out, sizeof out) > 0);
+    CHECK(has(" * 1e+30 + "));
+    nodes[1].fval = 3.0;
+    CHECK(tc_ir_format_loops(&def, out, sizeof out) > 0);
+    CHECK(has(" * 3.0 + "));
+}
+
 /* A chain of shared nodes (x1 = x0 + x0, x2 = x1 + x1, ...) prints in
    bounded space instead of 2^40 terms. */
 static void test_shared_dag_is_bounded(void) {
@@ -180,6 +197,7 @@ static void test_compiled(void) {
 int main(void) {
     RUN(test_hand_built);
     RUN(test_min_body_and_consts);
+    RUN(test_float_constants);
     RUN(test_shared_dag_is_bounded);
     RUN(test_compiled);
     return th_report();

@@ -1,7 +1,7 @@
 /* tools/npy.h: round trips for every dtype and rank 0..3, the exact bytes
    numpy writes, and a clear error for every malformed or unsupported file. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
-#define TC_IMPLEMENTATION
+/* npy.h needs only the header part of tc.h: no TC_IMPLEMENTATION, a faster build */
 #include "tc.h"
 #include "harness.h"
 #include "tools/npy.h"
@@ -64,7 +64,7 @@ static void test_roundtrip_every_dtype(void) {
             CHECKF(npy_load(tmp_path("rt.npy"), &back, err, sizeof err) == 0, "%s", err);
             CHECK(back.dtype == t.dtype && back.rank == r);
             for (d = 0; d < r; d++) CHECK(back.shape[d] == t.shape[d]);
-            CHECK(back.data && memcmp(back.data, bytes, n * tc_dtype_size(t.dtype)) == 0);
+            CHECK(back.data && memcmp(back.data, bytes, n * npy__dtype_size(t.dtype)) == 0);
             npy_free(&back);
         }
 }

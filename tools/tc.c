@@ -244,7 +244,7 @@ static int parse_args(cli *c, int opts, int argc, char **argv) {
     for (i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] == '-' && a[1] != '\0') rc = parse_option(c, opts, argc, argv, &i);
-        else if (strchr(a, '=') && c->file && (opts & OPT_SIZES)) rc = parse_size_arg(c, a);
+        else if (strchr(a, '=') && (opts & OPT_SIZES)) rc = parse_size_arg(c, a);
         else if (!c->file) c->file = a, rc = 0;
         else rc = usage_error("%s: unexpected argument '%s'", c->cmd, a);
         if (rc) return rc;
@@ -618,12 +618,12 @@ static int all_zero_min(const tc_ir_def *d, const tc_ir_tensor *t, const int64_t
 static void print_tensor_text(const tc_ir_def *d, const tc_ir_tensor *t, const int64_t *sx) {
     static const char *const kinds[] = {"input", "output", "temporary"};
     int r;
-    printf("  %s %s: %s(", kinds[t->kind], t->name, tc_dtype_name(t->dtype));
-    for (r = 0; r < t->rank; r++) {
-        if (r) printf(", ");
+    printf("  %s %s: %s", kinds[t->kind], t->name, tc_dtype_name(t->dtype));
+    for (r = 0; r < t->rank; r++) { /* TC's spelling: float32(M, N); 0-rank: float32 */
+        printf(r ? ", " : "(");
         print_value(stdout, d, t->extent[r], sx);
     }
-    printf(")");
+    if (t->rank) printf(")");
     if (!all_zero_min(d, t, sx)) {
         printf(", lowest index written (");
         for (r = 0; r < t->rank; r++) {
@@ -1066,8 +1066,8 @@ static void free_output(run_ctx *r, tc_tensor *t) {
     tc_tensor_free(r->c->prog, t);
 }
 
-/* Runs def di on `in`; outputs allocated by the library, then written. */
-static int run_and_write(run_ctx *r, const tc_ir_def *d, int di, tc_tensor *in) {
+/* Runs def d on `in`; outputs allocated by the back end, then written. */
+static int run_and_write(run_ctx *r, const tc_ir_def *d, tc_tensor *in) {
     tc_tensor *out = (tc_tensor *)calloc((size_t)(d->n_outputs ? d->n_outputs : 1), sizeof(tc_tensor));
     tc_error err;
     int rc = 0, i;
@@ -1077,7 +1077,6 @@ static int run_and_write(run_ctx *r, const tc_ir_def *d, int di, tc_tensor *in) 
     r->rd.n_inputs = d->n_inputs;
     r->rd.outputs = out;
     r->rd.n_outputs = d->n_outputs;
-    (void)di;
     if (run_once(r, &err) != TC_OK) {
         print_error(&err, r->c->file, r->c->src);
         rc = EXIT_INPUT;
@@ -1112,7 +1111,7 @@ static int cmd_run(cli *c) {
     if (!rc) rc = bind_input_args(c, d, which);
     if (!rc) rc = run_setup(&r);
     if (!rc) rc = load_inputs(c, d, which, in);
-    if (!rc) rc = run_and_write(&r, d, di, in);
+    if (!rc) rc = run_and_write(&r, d, in);
     run_teardown(&r);
     if (in)
         for (i = 0; i < d->n_inputs; i++) npy_free(&in[i]);
