@@ -62,11 +62,11 @@ $(BUILD)/test-san/tc: tools/tc.c tools/npy.h $(HDRS) | $(BUILD)/test-san
 demo: $(BUILD)/examples/demo
 	./$(BUILD)/examples/demo
 
-$(BUILD)/test/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test
+$(BUILD)/test/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 -O2 -g -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
-$(BUILD)/test-san/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test-san
+$(BUILD)/test-san/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-san
 	$(CC) -std=c99 $(SAN) -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
-$(BUILD)/test-tsan/%: tests/%.c tests/harness.h $(HDRS) | $(BUILD)/test-tsan
+$(BUILD)/test-tsan/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-tsan
 	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< -o $@ $(LIBS)
 
 test: all examples $(BUILD)/test-san/tc $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)

@@ -62,6 +62,9 @@ static const struct {
 };
 
 #define TC__VM_NONE 65535 /* "no register": an unmasked load */
+#ifndef TC__VM_PF_DIST
+#define TC__VM_PF_DIST 2 /* software prefetch: blocks ahead */
+#endif
 #define TC__VM_MAX_REGS 65000
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -97,6 +100,7 @@ typedef struct tc__vm_contract {
 
 typedef struct tc__vm_stmt {
     const tc_ir_stmt *ir;
+    int n_pro;        /* the first n_pro instructions run once per chunk */
     int n_ins;
     tc__vm_ins *ins;
     int n_reads;
@@ -107,6 +111,7 @@ typedef struct tc__vm_stmt {
     int value;        /* register holding the value after the last instruction */
     tc_dtype vdt;     /* the value's dtype (compute dtype of the written tensor) */
     tc__vm_contract contract;
+    const tc__contract *engine; /* the packed contraction engine's plan, or NULL */
 } tc__vm_stmt;
 
 typedef struct tc__vm_def {
@@ -152,6 +157,8 @@ typedef struct tc__vm_emit {
     int cap_vdt;
     tc__vm_memo **memo; /* per node */
     unsigned char *has_read;
+    int n_pro;          /* prologue: block-invariant instructions */
+    unsigned char *inv; /* per virtual register: block-invariant */
 } tc__vm_emit;
 
 TC__PRIVATE int tc__vm_fail(tc__vm_emit *E, const char *what) {
@@ -497,6 +504,9 @@ TC__PRIVATE int tc__vm_pack_regs(tc__vm_emit *E, int value, int *n_phys, int *va
         for (k = 0; k < n; k++) last[*ops[k]] = i;
     }
     last[value] = E->n_ins;
+    for (i = 0; i < E->n_ins; i++) /* block-invariant values keep their register */
+        if (E->inv && E->inv[E->ins[i].a] && tc__ops[E->ins[i].op].fmt[0] == 'V')
+            last[E->ins[i].a] = E->n_ins;
     for (i = 0; i < E->n_ins; i++) {
         tc__vm_ins *in = &E->ins[i];
         uint16_t *ops[5];
@@ -628,6 +638,48 @@ TC__PRIVATE void tc__vm_find_contraction(const tc_ir_stmt *st, tc__vm_stmt *s) {
     s->contract.q = 1;
 }
 
+/* Block-invariant instructions: CONST and SIZE, and pure operations whose
+   operands are all invariant (N cast to float, 1/N). Virtual registers are
+   written once, so one forward pass finds them all. */
+TC__PRIVATE int tc__vm_invariant(const tc__vm_ins *in, const unsigned char *inv) {
+    uint16_t *ops[5];
+    char kinds[5];
+    tc__vm_ins tmp = *in;
+    int k, n;
+    switch ((tc_opcode)in->op) {
+    case TC_OP_CONST: case TC_OP_SIZE: return 1;
+    case TC_OP_INDEX: case TC_OP_LOAD: case TC_OP_GOFF: case TC_OP_GIDX: case TC_OP_GLOAD:
+    case TC_OP_COUNT: return 0;
+    default: break;
+    }
+    n = tc__vm_reg_operands(&tmp, ops, kinds);
+    for (k = 0; k < n; k++)
+        if (kinds[k] != 'V' && !inv[*ops[k]]) return 0;
+    return 1;
+}
+
+/* Moves the block-invariant instructions to the front, in order: the
+   prologue runs once per chunk of blocks, not per block. */
+TC__PRIVATE int tc__vm_hoist(tc__vm_emit *E) {
+    tc__vm_ins *tmp = (tc__vm_ins *)tc__alloc_n(E->C, (size_t)E->n_ins + 1, sizeof(tc__vm_ins));
+    unsigned char *inv = (unsigned char *)tc__alloc_n(E->C, (size_t)E->n_vregs + 1, 1);
+    unsigned char *is = (unsigned char *)tc__alloc_n(E->C, (size_t)E->n_ins + 1, 1);
+    int i, k = 0, pass;
+    if (!tmp || !inv || !is) return -1;
+    for (i = 0; i < E->n_ins; i++) {
+        is[i] = (unsigned char)tc__vm_invariant(&E->ins[i], inv);
+        if (is[i]) inv[E->ins[i].a] = 1;
+    }
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < E->n_ins; i++)
+            if (is[i] == !pass) tmp[k++] = E->ins[i];
+        if (pass == 0) E->n_pro = k;
+    }
+    memcpy(E->ins, tmp, (size_t)E->n_ins * sizeof(tc__vm_ins));
+    E->inv = inv;
+    return E->n_pro;
+}
+
 TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_ir_stmt *st,
                                     tc__vm_stmt *s) {
     tc__vm_emit E;
@@ -643,7 +695,9 @@ TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_i
     s->vdt = tc__vm_compute_dtype(def->tensors[st->tensor].dtype);
     if (!tc__vm_mark_reads(&E)) return 0;
     value = tc__vm_emit_expr(&E);
-    if (value < 0 || !tc__vm_pack_regs(&E, value, &nphys, &vphys)) return 0;
+    if (value < 0 || tc__vm_hoist(&E) < 0 || !tc__vm_pack_regs(&E, value, &nphys, &vphys))
+        return 0;
+    s->n_pro = E.n_pro;
     s->n_ins = E.n_ins;
     s->ins = E.ins;
     s->n_reads = E.n_reads;
@@ -667,7 +721,10 @@ TC__PRIVATE int tc__backend_def(tc__ctx *C, const tc_ir_def *ir, void **out) {
                                            sizeof(tc__vm_stmt));
     if (!vd->stmts) return 0;
     for (i = 0; i < ir->n_stmts; i++) {
+        tc__contract *ct = NULL;
         if (!tc__vm_compile_stmt(C, ir, &ir->stmts[i], &vd->stmts[i])) return 0;
+        if (vd->stmts[i].contract.ok && tc__contract_match(C, ir, i, &ct)) vd->stmts[i].engine = ct;
+        if (C->failed) return 0;
         if (vd->stmts[i].n_regs > vd->max_regs) vd->max_regs = vd->stmts[i].n_regs;
         if (ir->stmts[i].n_loops > vd->max_loops) vd->max_loops = ir->stmts[i].n_loops;
     }
@@ -741,14 +798,22 @@ TC__PRIVATE int tc__backend_def(tc__ctx *C, const tc_ir_def *ir, void **out) {
     static inline T tc__e_mul_##sfx(T x, T y) { return x * y; }                              \
     static inline T tc__e_div_##sfx(T x, T y) { return x / y; }                              \
     static inline T tc__e_neg_##sfx(T x) { return -x; }                                      \
-    static inline T tc__e_min_##sfx(T x, T y) { return (y < x || x != x) ? y : x; }          \
-    static inline T tc__e_max_##sfx(T x, T y) { return (y > x || x != x) ? y : x; }
+    static inline T tc__e_min_##sfx(T x, T y) { return x != x ? y : y < x ? y : x; }         \
+    static inline T tc__e_max_##sfx(T x, T y) { return x != x ? y : y > x ? y : x; }
 #define TC__VM_ELEM(sfx, DT, T, W, K) TC__VM_ELEM_##K(sfx, T, W)
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
 TC__VM_TYPES(TC__VM_ELEM)
+/* Accumulating min/max: the accumulator starts at the identity and only
+   ever takes a value that compares beyond it, so it is never NaN and NaN
+   inputs are ignored with one compare (as a C loop writes it). */
+#define TC__VM_ELEM_ACC(sfx, DT, T, W, K)                                                    \
+    static inline T tc__e_amin_##sfx(T x, T y) { return y < x ? y : x; }                     \
+    static inline T tc__e_amax_##sfx(T x, T y) { return y > x ? y : x; }
+TC__VM_TYPES(TC__VM_ELEM_ACC)
+#undef TC__VM_ELEM_ACC
 static inline float tc__e_mod_f32(float x, float y) { return fmodf(x, y); }
 static inline double tc__e_mod_f64(double x, double y) { return fmod(x, y); }
 #if defined(__GNUC__) || defined(__clang__)
@@ -945,25 +1010,33 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
         case TC_REDUCE_ASSIGN: TC__VM_LOOP(v[i]); break;                                     \
         case TC_REDUCE_SUM: TC__VM_LOOP(tc__e_add_##sfx(d[i], v[i])); break;                 \
         case TC_REDUCE_PROD: TC__VM_LOOP(tc__e_mul_##sfx(d[i], v[i])); break;                \
-        case TC_REDUCE_MIN: TC__VM_LOOP(tc__e_min_##sfx(d[i], v[i])); break;                 \
-        case TC_REDUCE_MAX: TC__VM_LOOP(tc__e_max_##sfx(d[i], v[i])); break;                 \
+        case TC_REDUCE_MIN: TC__VM_LOOP(tc__e_amin_##sfx(d[i], v[i])); break;                \
+        case TC_REDUCE_MAX: TC__VM_LOOP(tc__e_amax_##sfx(d[i], v[i])); break;                \
         case TC_REDUCE_COUNT: break;                                                         \
         }                                                                                    \
     }                                                                                        \
-    TC__PRIVATE void tc__k_fold_##sfx(tc_reduce r, const void *accv, int n, void *out) {     \
-        const T *a = (const T *)accv;                                                        \
-        T x = a[0];                                                                          \
-        int i;                                                                               \
-        for (i = 1; i < n; i++) {                                                            \
+    /* fold of n lanes in a fixed tree: the part beyond the largest power of   \
+       two first, then halves; vectorizes, and depends on n only */            \
+    TC__PRIVATE void tc__k_fold_##sfx(tc_reduce r, void *accv, int n, void *out) {           \
+        T *a = (T *)accv;                                                                    \
+        int h = 1, i;                                                                        \
+        while (h * 2 <= n) h *= 2;                                                           \
+        for (;;) {                                                                           \
+            T *TC__RESTRICT d = a;                                                           \
+            const T *TC__RESTRICT v = a + h;                                                 \
+            int m = n - h;                                                                   \
             switch (r) {                                                                     \
-            case TC_REDUCE_SUM: x = tc__e_add_##sfx(x, a[i]); break;                         \
-            case TC_REDUCE_PROD: x = tc__e_mul_##sfx(x, a[i]); break;                        \
-            case TC_REDUCE_MIN: x = tc__e_min_##sfx(x, a[i]); break;                         \
-            case TC_REDUCE_MAX: x = tc__e_max_##sfx(x, a[i]); break;                         \
-            default: x = a[i]; break;                                                        \
+            case TC_REDUCE_SUM: for (i = 0; i < m; i++) d[i] = tc__e_add_##sfx(d[i], v[i]); break; \
+            case TC_REDUCE_PROD: for (i = 0; i < m; i++) d[i] = tc__e_mul_##sfx(d[i], v[i]); break; \
+            case TC_REDUCE_MIN: for (i = 0; i < m; i++) d[i] = tc__e_min_##sfx(d[i], v[i]); break; \
+            case TC_REDUCE_MAX: for (i = 0; i < m; i++) d[i] = tc__e_max_##sfx(d[i], v[i]); break; \
+            default: break;                                                                  \
             }                                                                                \
+            if (h == 1 || n <= 1) break;                                                     \
+            n = h;                                                                           \
+            h /= 2;                                                                          \
         }                                                                                    \
-        memcpy(out, &x, sizeof x);                                                           \
+        memcpy(out, &a[0], sizeof a[0]);                                                     \
     }
 TC__VM_TYPES(TC__VM_RED)
 #undef TC__VM_RED
@@ -976,11 +1049,112 @@ TC__PRIVATE void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v,
     default: break;
     }
 }
-TC__PRIVATE void tc__k_fold(tc_dtype t, tc_reduce r, const void *acc, int n, void *out) {
+TC__PRIVATE void tc__k_fold(tc_dtype t, tc_reduce r, void *acc, int n, void *out) {
     switch (t) {
 #define TC__VM_FOLD_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_fold_##sfx(r, acc, n, out); break;
         TC__VM_TYPES(TC__VM_FOLD_CASE)
 #undef TC__VM_FOLD_CASE
+    default: break;
+    }
+}
+
+/* acc[i] = acc[i] (r) p[i * stride]: a reduction straight from memory
+   (window reductions such as pooling). Strides 1 and 2 get loops of their
+   own, which compilers vectorize (stride 2 by load + permute). min and max
+   are idempotent, so their ragged end is one more full group of 16 lanes
+   overlapping the last ones: no scalar tail. */
+#define TC__VM_RM_LOOP(OP, sfx, from, to, S)                                                 \
+    for (i = (from); i < (to); i++) d[i] = OP##sfx(d[i], p[i * (S)])
+#define TC__VM_RM_IDEM(OP, sfx)                                                              \
+    do {                                                                                     \
+        int n16 = n & ~15, t0 = n - 16;                                                      \
+        if (n < 16) TC__VM_RM_LOOP(OP, sfx, 0, n, s);                                        \
+        else if (s == 1) { TC__VM_RM_LOOP(OP, sfx, 0, n16, 1); if (n16 < n) TC__VM_RM_LOOP(OP, sfx, t0, t0 + 16, 1); } \
+        else if (s == 2) { TC__VM_RM_LOOP(OP, sfx, 0, n16, 2); if (n16 < n) TC__VM_RM_LOOP(OP, sfx, t0, t0 + 16, 2); } \
+        else TC__VM_RM_LOOP(OP, sfx, 0, n, s);                                               \
+    } while (0)
+#define TC__VM_RED_MEM(sfx, DT, T, W, K)                                                     \
+    TC__PRIVATE void tc__k_reduce_mem_##sfx(tc_reduce r, void *accv, const void *pv,         \
+                                            int64_t s, int n) {                              \
+        T *TC__RESTRICT d = (T *)accv;                                                       \
+        const T *TC__RESTRICT p = (const T *)pv;                                             \
+        int i;                                                                               \
+        switch (r) {                                                                         \
+        case TC_REDUCE_SUM:                                                                  \
+            if (s == 1) TC__VM_RM_LOOP(tc__e_add_, sfx, 0, n, 1);                            \
+            else if (s == 2) TC__VM_RM_LOOP(tc__e_add_, sfx, 0, n, 2);                       \
+            else TC__VM_RM_LOOP(tc__e_add_, sfx, 0, n, s);                                   \
+            break;                                                                           \
+        case TC_REDUCE_PROD: TC__VM_RM_LOOP(tc__e_mul_, sfx, 0, n, s); break;                \
+        case TC_REDUCE_MIN: TC__VM_RM_IDEM(tc__e_amin_, sfx); break;                         \
+        case TC_REDUCE_MAX: TC__VM_RM_IDEM(tc__e_amax_, sfx); break;                         \
+        default: TC__VM_LOOP(p[i * s]); break;                                               \
+        }                                                                                    \
+    }
+TC__VM_TYPES(TC__VM_RED_MEM)
+#undef TC__VM_RED_MEM
+#undef TC__VM_RM_IDEM
+#undef TC__VM_RM_LOOP
+
+/* acc[i] = acc[i] (r) (p[2i] (r) p[2i+1]): a window of two adjacent
+   elements per lane (2x2 pooling's inner pair) read as one contiguous run,
+   which vectorizes without a strided load. min and max end with an
+   overlapping group of 16 lanes instead of a scalar tail. */
+#define TC__VM_RM_PAIR(OP, sfx, from, to)                                                    \
+    if (q) {                                                                                 \
+        for (i = (from); i < (to); i++)                                                      \
+            d[i] = OP##sfx(OP##sfx(OP##sfx(OP##sfx(d[i], p[2 * i]), p[2 * i + 1]), q[2 * i]), \
+                           q[2 * i + 1]);                                                    \
+    } else {                                                                                 \
+        for (i = (from); i < (to); i++) d[i] = OP##sfx(OP##sfx(d[i], p[2 * i]), p[2 * i + 1]); \
+    }
+#define TC__VM_RM_PAIR_IDEM(OP, sfx)                                                         \
+    do {                                                                                     \
+        if (n < 16) { TC__VM_RM_PAIR(OP, sfx, 0, n) break; }                                 \
+        TC__VM_RM_PAIR(OP, sfx, 0, n16)                                                      \
+        if (n16 == n) break;                                                                 \
+        d += n - 16;                                                                         \
+        p += 2 * (n - 16);                                                                   \
+        if (q) q += 2 * (n - 16);                                                            \
+        TC__VM_RM_PAIR(OP, sfx, 0, 16)                                                       \
+    } while (0)
+/* q (may be NULL): a second pair, reduced in the same pass. */
+#define TC__VM_RED_PAIR(sfx, DT, T, W, K)                                                    \
+    TC__PRIVATE void tc__k_reduce_pair_##sfx(tc_reduce r, void *accv, const void *pv,        \
+                                             const void *qv, int n) {                        \
+        T *TC__RESTRICT d = (T *)accv;                                                       \
+        const T *TC__RESTRICT p = (const T *)pv;                                             \
+        const T *TC__RESTRICT q = (const T *)qv;                                             \
+        int i, n16 = n & ~15;                                                                \
+        switch (r) {                                                                         \
+        case TC_REDUCE_SUM: TC__VM_RM_PAIR(tc__e_add_, sfx, 0, n) break;                     \
+        case TC_REDUCE_PROD: TC__VM_RM_PAIR(tc__e_mul_, sfx, 0, n) break;                    \
+        case TC_REDUCE_MIN: TC__VM_RM_PAIR_IDEM(tc__e_amin_, sfx); break;                    \
+        case TC_REDUCE_MAX: TC__VM_RM_PAIR_IDEM(tc__e_amax_, sfx); break;                    \
+        default: break;                                                                      \
+        }                                                                                    \
+    }
+TC__VM_TYPES(TC__VM_RED_PAIR)
+#undef TC__VM_RED_PAIR
+#undef TC__VM_RM_PAIR_IDEM
+#undef TC__VM_RM_PAIR
+
+TC__PRIVATE void tc__k_reduce_pair(tc_dtype t, tc_reduce r, void *acc, const void *p,
+                                   const void *q, int n) {
+    switch (t) {
+#define TC__VM_RP_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_reduce_pair_##sfx(r, acc, p, q, n); break;
+        TC__VM_TYPES(TC__VM_RP_CASE)
+#undef TC__VM_RP_CASE
+    default: break;
+    }
+}
+
+TC__PRIVATE void tc__k_reduce_mem(tc_dtype t, tc_reduce r, void *acc, const void *p, int64_t s,
+                                  int n) {
+    switch (t) {
+#define TC__VM_RM_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_reduce_mem_##sfx(r, acc, p, s, n); break;
+        TC__VM_TYPES(TC__VM_RM_CASE)
+#undef TC__VM_RM_CASE
     default: break;
     }
 }
@@ -1138,6 +1312,176 @@ TC__PRIVATE void tc__k_store(tc_dtype st, tc_reduce r, unsigned char *p, int64_t
     }
 }
 
+/* ---- contraction microkernel -----------------------------------------------
+   W(rows x lanes) (+)= sum over t of X[ox[t] + r*xr] * Y[oy[t] + l*ys]: the
+   register-blocked outer product behind matmul, batched matmul and
+   convolution. A tile is TC__MK_ROWS rows by 64 (float) or 32 (double)
+   lanes held in vector registers for the whole reduction; each loaded block
+   of Y feeds every row. Partial tiles run the same arithmetic (missing rows
+   repeat row 0, missing lanes are zero), so an element's result never
+   depends on where a tile boundary falls. The reduction order (t) is fixed
+   by the sizes. Multiply-adds may be fused (contracted) on CPUs with FMA. */
+#define TC__MK_ROWS 4
+#define TC__MK_LANES32 64
+#define TC__MK_LANES64 32
+
+typedef struct tc__mk_args {
+    const void *X, *Y;        /* tile bases */
+    int64_t xr, ys;           /* X row stride, Y lane stride (elements) */
+    const int64_t *ox, *oy;   /* per reduction step offsets */
+    int64_t steps;            /* reduction steps */
+    void *W;
+    int64_t wr, ws;           /* W row and lane strides */
+    int rows, lanes, assign;  /* valid rows and lanes; 1: store, 0: add */
+    int packed;               /* Y is packed: step t at Y + t * lanes-per-tile */
+} tc__mk_args;
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define TC__MK_ATTR __attribute__((optimize("fp-contract=fast")))
+#else
+#define TC__MK_ATTR
+#endif
+#if defined(__clang__)
+#define TC__MK_CONTRACT _Pragma("clang fp contract(fast)")
+#else
+#define TC__MK_CONTRACT
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+typedef float tc__mk_vf __attribute__((vector_size(64)));
+typedef double tc__mk_vd __attribute__((vector_size(64)));
+
+/* One reduction step of a tile: 4 rows x 4 vectors. */
+#define TC__MK_STEP(VT, y0, y1, y2, y3, x)                                                    \
+    do {                                                                                     \
+        a00 += x[0] * y0; a01 += x[0] * y1; a02 += x[0] * y2; a03 += x[0] * y3;             \
+        a10 += x[1] * y0; a11 += x[1] * y1; a12 += x[1] * y2; a13 += x[1] * y3;             \
+        a20 += x[2] * y0; a21 += x[2] * y1; a22 += x[2] * y2; a23 += x[2] * y3;             \
+        a30 += x[3] * y0; a31 += x[3] * y1; a32 += x[3] * y2; a33 += x[3] * y3;             \
+    } while (0)
+
+#define TC__MK_KERNEL(name, T, VT, NL)                                                       \
+    TC__PRIVATE TC__MK_ATTR void name(const tc__mk_args *A, T *out) {                        \
+        TC__MK_CONTRACT                                                                      \
+        const T *X = (const T *)A->X, *Y = (const T *)A->Y;                                 \
+        const int64_t *ox = A->ox, *oy = A->oy;                                              \
+        int64_t xo[TC__MK_ROWS], t, T_ = A->steps, ys = A->ys;                                  \
+        VT a00 = {0}, a01 = {0}, a02 = {0}, a03 = {0}, a10 = {0}, a11 = {0}, a12 = {0};      \
+        VT a13 = {0}, a20 = {0}, a21 = {0}, a22 = {0}, a23 = {0}, a30 = {0}, a31 = {0};      \
+        VT a32 = {0}, a33 = {0}, y0, y1, y2, y3;                                             \
+        const int W4 = (int)(sizeof(VT) / sizeof(T));                                       \
+        int r, l;                                                                            \
+        for (r = 0; r < TC__MK_ROWS; r++) xo[r] = r < A->rows ? r * A->xr : 0;               \
+        if (A->packed || (ys == 1 && A->lanes == NL)) {                                      \
+            for (t = 0; t < T_; t++) {                                                       \
+                const T *y = A->packed ? Y + t * NL : Y + oy[t], *xp = X + ox[t];            \
+                T x[TC__MK_ROWS];                                                            \
+                x[0] = xp[xo[0]]; x[1] = xp[xo[1]]; x[2] = xp[xo[2]]; x[3] = xp[xo[3]];      \
+                memcpy(&y0, y, sizeof y0);                                                   \
+                memcpy(&y1, y + W4, sizeof y1);                                              \
+                memcpy(&y2, y + 2 * W4, sizeof y2);                                          \
+                memcpy(&y3, y + 3 * W4, sizeof y3);                                          \
+                TC__MK_STEP(VT, y0, y1, y2, y3, x);                                          \
+            }                                                                                \
+        } else {                                                                             \
+            T yb[NL];                                                                        \
+            memset(yb, 0, sizeof yb);                                                        \
+            for (t = 0; t < T_; t++) {                                                       \
+                const T *y = Y + oy[t], *xp = X + ox[t];                                     \
+                T x[TC__MK_ROWS];                                                            \
+                for (l = 0; l < A->lanes; l++) yb[l] = y[l * ys];                            \
+                x[0] = xp[xo[0]]; x[1] = xp[xo[1]]; x[2] = xp[xo[2]]; x[3] = xp[xo[3]];      \
+                memcpy(&y0, yb, sizeof y0);                                                  \
+                memcpy(&y1, yb + W4, sizeof y1);                                             \
+                memcpy(&y2, yb + 2 * W4, sizeof y2);                                         \
+                memcpy(&y3, yb + 3 * W4, sizeof y3);                                         \
+                TC__MK_STEP(VT, y0, y1, y2, y3, x);                                          \
+            }                                                                                \
+        }                                                                                    \
+        memcpy(out + 0 * NL, &a00, sizeof a00); memcpy(out + 0 * NL + W4, &a01, sizeof a00); \
+        memcpy(out + 0 * NL + 2 * W4, &a02, sizeof a00); memcpy(out + 0 * NL + 3 * W4, &a03, sizeof a00); \
+        memcpy(out + 1 * NL, &a10, sizeof a00); memcpy(out + 1 * NL + W4, &a11, sizeof a00); \
+        memcpy(out + 1 * NL + 2 * W4, &a12, sizeof a00); memcpy(out + 1 * NL + 3 * W4, &a13, sizeof a00); \
+        memcpy(out + 2 * NL, &a20, sizeof a00); memcpy(out + 2 * NL + W4, &a21, sizeof a00); \
+        memcpy(out + 2 * NL + 2 * W4, &a22, sizeof a00); memcpy(out + 2 * NL + 3 * W4, &a23, sizeof a00); \
+        memcpy(out + 3 * NL, &a30, sizeof a00); memcpy(out + 3 * NL + W4, &a31, sizeof a00); \
+        memcpy(out + 3 * NL + 2 * W4, &a32, sizeof a00); memcpy(out + 3 * NL + 3 * W4, &a33, sizeof a00); \
+    }
+TC__MK_KERNEL(tc__mk_tile_f32, float, tc__mk_vf, TC__MK_LANES32)
+TC__MK_KERNEL(tc__mk_tile_f64, double, tc__mk_vd, TC__MK_LANES64)
+#undef TC__MK_KERNEL
+#undef TC__MK_STEP
+#else
+/* Portable: the same tile with plain arrays. */
+#define TC__MK_KERNEL(name, T, NL)                                                           \
+    TC__PRIVATE void name(const tc__mk_args *A, T *out) {                                    \
+        const T *X = (const T *)A->X, *Y = (const T *)A->Y;                                 \
+        int64_t t;                                                                           \
+        int r, l;                                                                            \
+        for (l = 0; l < TC__MK_ROWS * NL; l++) out[l] = 0;                                   \
+        for (t = 0; t < A->steps; t++)                                                           \
+            for (r = 0; r < TC__MK_ROWS; r++) {                                              \
+                T x = X[A->ox[t] + (r < A->rows ? r * A->xr : 0)];                           \
+                for (l = 0; l < A->lanes; l++)                                               \
+                    out[r * NL + l] += x * (A->packed ? Y[t * NL + l] : Y[A->oy[t] + l * A->ys]); \
+            }                                                                                \
+    }
+TC__MK_KERNEL(tc__mk_tile_f32, float, TC__MK_LANES32)
+TC__MK_KERNEL(tc__mk_tile_f64, double, TC__MK_LANES64)
+#undef TC__MK_KERNEL
+#endif
+
+/* Runs a tile and stores (or adds) its valid rows and lanes into W. */
+TC__PRIVATE void tc__mk_tile(tc_dtype t, const tc__mk_args *A) {
+    int r, l;
+    if (t == TC_FLOAT32) {
+        float out[TC__MK_ROWS * TC__MK_LANES32];
+        float *W = (float *)A->W;
+        tc__mk_tile_f32(A, out);
+        for (r = 0; r < A->rows; r++)
+            for (l = 0; l < A->lanes; l++) {
+                float *w = W + r * A->wr + l * A->ws;
+                *w = A->assign ? out[r * TC__MK_LANES32 + l] : *w + out[r * TC__MK_LANES32 + l];
+            }
+    } else {
+        double out[TC__MK_ROWS * TC__MK_LANES64];
+        double *W = (double *)A->W;
+        tc__mk_tile_f64(A, out);
+        for (r = 0; r < A->rows; r++)
+            for (l = 0; l < A->lanes; l++) {
+                double *w = W + r * A->wr + l * A->ws;
+                *w = A->assign ? out[r * TC__MK_LANES64 + l] : *w + out[r * TC__MK_LANES64 + l];
+            }
+    }
+}
+
+/* Copies the Y columns of a tile, step by step, into contiguous rows of
+   `NL` lanes (zero-padded): the microkernel then streams them from cache
+   with unit stride, whatever Y's layout. */
+TC__PRIVATE void tc__mk_pack(tc_dtype t, const tc__mk_args *A, void *dst) {
+    int64_t s;
+    int l;
+    if (t == TC_FLOAT32) {
+        const float *Y = (const float *)A->Y;
+        float *d = (float *)dst;
+        for (s = 0; s < A->steps; s++, d += TC__MK_LANES32) {
+            const float *y = Y + A->oy[s];
+            if (A->ys == 1) memcpy(d, y, sizeof(float) * (size_t)A->lanes);
+            else for (l = 0; l < A->lanes; l++) d[l] = y[l * A->ys];
+            for (l = A->lanes; l < TC__MK_LANES32; l++) d[l] = 0.0f;
+        }
+    } else {
+        const double *Y = (const double *)A->Y;
+        double *d = (double *)dst;
+        for (s = 0; s < A->steps; s++, d += TC__MK_LANES64) {
+            const double *y = Y + A->oy[s];
+            if (A->ys == 1) memcpy(d, y, sizeof(double) * (size_t)A->lanes);
+            else for (l = 0; l < A->lanes; l++) d[l] = y[l * A->ys];
+            for (l = A->lanes; l < TC__MK_LANES64; l++) d[l] = 0.0;
+        }
+    }
+}
+
 /* ==== [tc:plan-types] Per-run state ========================================
    A plan holds everything that depends on concrete sizes: size values,
    tensor strides, the per-statement schedule (lane loop, loop bounds, read
@@ -1161,16 +1505,33 @@ typedef struct tc__vm_splan {
     int n_outer, n_red;
     int *outer, *red;   /* loops walked outside / inside the block */
     int64_t n_blocks, n_items, n_chunks;
+    double work;        /* lane-iterations of the whole statement */
     int empty, red_empty;
     int any_empty;      /* some loop is empty: the body never runs */
     int init;           /* 1: fill the tensor with the identity first */
     int fused;          /* `!` folded into the accumulator: the store assigns */
+    int direct;         /* `=` with a contiguous write: the last instruction stores */
     int wt;             /* written tensor */
     tc__vm_rplan *reads;
+    /* contraction microkernel (mk): X constant along the lanes, Y along them */
+    int mk, mk_x, mk_y, mk_row, mk_lanes, n_mk_outer, mk_packed;
+    int *mk_outer;      /* output loops other than the lane and row loops */
+    int64_t mk_T, mk_lane_tiles, mk_row_blocks;
+    int64_t *mk_ox, *mk_oy; /* per reduction step: offsets in X and Y */
+    int ct;             /* run by the packed contraction engine (tc_contract.h) */
+    tc__contract_shape ct_shape;
+    int wred;           /* window reduction: the value is one read, reduced from memory */
+    int wred_pair;      /* ... whose innermost two steps are adjacent elements */
 } tc__vm_splan;
 
 typedef struct tc__vm_thread {
     unsigned char *regs; /* (n_regs + 2) registers of TC_BLOCK * 8 bytes */
+    unsigned char *pack; /* packed Y columns of the contraction microkernel */
+    void **rp;           /* where each register's lanes are (own buffer or tensor) */
+    void *direct;        /* the last instruction writes here (a direct store) */
+    unsigned char *uni;  /* per register: lane-uniform (see tc__vm_one_lane) */
+    const void *pf_base; /* the last block prefetched by a LOAD: tensor, byte offset */
+    int64_t pf_off;
     int64_t *idx;        /* loop values */
     tc_error err;
 } tc__vm_thread;
@@ -1193,6 +1554,9 @@ struct tc_plan {
     int n_threads;
     tc__vm_thread *threads;
     int unchecked;
+    size_t pack_bytes;               /* per thread, for the microkernel */
+    int *group_end;                  /* per statement: end of the row group it starts */
+    int64_t *group_chunks;
 };
 
 /* ==== [tc:vm] The block VM ==================================================
@@ -1245,7 +1609,26 @@ TC__PRIVATE int tc__vm_check_lanes(tc__vm_run *R, int slot, const uint8_t *m, in
     return 1;
 }
 
-TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, int n) {
+/* Asks for the next block's cache lines early: a block's loads come in
+   bursts, one stream at a time, which the hardware prefetchers alone do
+   not keep ahead of. A hint only: never dereferenced, so it may point
+   past the tensor (the address is computed in integers). */
+TC__PRIVATE void tc__vm_prefetch(const void *base, int64_t byte_off, int bytes, int write) {
+#if defined(__GNUC__) || defined(__clang__)
+    uintptr_t p = (uintptr_t)base + (uintptr_t)byte_off;
+    int q;
+    for (q = 0; q < bytes; q += 64) {
+        if (write) __builtin_prefetch((const void *)(p + (uintptr_t)q), 1);
+        else __builtin_prefetch((const void *)(p + (uintptr_t)q), 0);
+    }
+#else
+    (void)base; (void)byte_off; (void)bytes; (void)write;
+#endif
+}
+
+/* LOAD: contiguous reads of a plain dtype become a pointer into the tensor
+   (no copy); others are copied into the destination d. */
+TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int n) {
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
     const unsigned char *base = R->P->ptr[rp->tensor];
     size_t esz = tc_dtype_size(rp->st);
@@ -1255,22 +1638,32 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, int n) {
     int64_t *offs;
     int i;
     if (in->c == TC__VM_NONE) {
-        tc__k_load(rp->st, TC__VM_REG(R->T, in->a), base + off * (int64_t)esz, ls, n);
+        if (ls == 1 && rp->st != TC_FLOAT16 && rp->st != TC_BOOL && d != R->T->direct) {
+            R->T->rp[in->a] = (void *)(uintptr_t)(base + off * (int64_t)esz); /* read only */
+            if (R->T->pf_base != base || R->T->pf_off + 256 < (off + TC__VM_PF_DIST * n) * (int64_t)esz ||
+                R->T->pf_off > (off + TC__VM_PF_DIST * n) * (int64_t)esz + 256) { /* not just prefetched */
+                R->T->pf_base = base;
+                R->T->pf_off = (off + TC__VM_PF_DIST * n) * (int64_t)esz;
+                tc__vm_prefetch(base, R->T->pf_off, n * (int)esz, 0);
+            }
+            return 1;
+        }
+        tc__k_load(rp->st, d, base + off * (int64_t)esz, ls, n);
         return 1;
     }
-    m = (const uint8_t *)TC__VM_REG(R->T, in->c);
+    m = (const uint8_t *)R->T->rp[in->c];
     if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
     offs = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1); /* scratch register */
     for (i = 0; i < n; i++) offs[i] = off + ls * i;
-    tc__k_gload(rp->st, TC__VM_REG(R->T, in->a), base, offs, m, n);
+    tc__k_gload(rp->st, d, base, offs, m, n);
     return 1;
 }
 
-TC__PRIVATE void tc__vm_do_goff(tc__vm_run *R, const tc__vm_ins *in, int n) {
+TC__PRIVATE void tc__vm_do_goff(tc__vm_run *R, const tc__vm_ins *in, void *dv, int n) {
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
     int64_t off = tc__vm_read_offset(R->sp, rp, R->T->idx);
     int64_t ls = R->sp->lane >= 0 ? rp->lstride[R->sp->lane] : 0;
-    int64_t *TC__RESTRICT d = (int64_t *)TC__VM_REG(R->T, in->a);
+    int64_t *TC__RESTRICT d = (int64_t *)dv;
     int i;
     for (i = 0; i < n; i++) d[i] = off + ls * i;
 }
@@ -1302,10 +1695,10 @@ TC__PRIVATE void tc__vm_index_to_i64(tc_dtype t, const void *src, int64_t *d, in
 TC__PRIVATE int tc__vm_do_gidx(tc__vm_run *R, const tc__vm_ins *in, int n) {
     int tn = R->sp->reads[in->c].tensor, i;
     int64_t ext = R->P->ext[tn][in->d], ts = R->P->ts[tn][in->d];
-    int64_t *TC__RESTRICT off = (int64_t *)TC__VM_REG(R->T, in->a);
+    int64_t *TC__RESTRICT off = (int64_t *)R->T->rp[in->a];
     int64_t *TC__RESTRICT ix = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1);
-    const uint8_t *m = in->e == TC__VM_NONE ? NULL : (const uint8_t *)TC__VM_REG(R->T, in->e);
-    tc__vm_index_to_i64((tc_dtype)in->dt2, TC__VM_REG(R->T, in->b), ix, n);
+    const uint8_t *m = in->e == TC__VM_NONE ? NULL : (const uint8_t *)R->T->rp[in->e];
+    tc__vm_index_to_i64((tc_dtype)in->dt2, R->T->rp[in->b], ix, n);
     if (!R->P->unchecked) {
         for (i = 0; i < n; i++)
             if ((!m || m[i]) && (ix[i] < 0 || ix[i] >= ext))
@@ -1316,74 +1709,168 @@ TC__PRIVATE int tc__vm_do_gidx(tc__vm_run *R, const tc__vm_ins *in, int n) {
     return 1;
 }
 
-TC__PRIVATE void tc__vm_do_call(tc__vm_run *R, const tc__vm_ins *in, int n) {
+TC__PRIVATE void tc__vm_do_call(tc__vm_run *R, const tc__vm_ins *in, void *d, int n) {
+    void *const *rp = R->T->rp;
     int ar = tc_builtin_arity((tc_builtin)in->dt2);
-    void *a1 = ar > 1 ? TC__VM_REG(R->T, in->c) : NULL;
-    void *a2 = ar > 2 ? TC__VM_REG(R->T, in->d) : NULL;
-    void *a3 = ar > 3 ? TC__VM_REG(R->T, in->e) : NULL;
+    const void *a1 = ar > 1 ? rp[in->c] : NULL;
+    const void *a2 = ar > 2 ? rp[in->d] : NULL;
+    const void *a3 = ar > 3 ? rp[in->e] : NULL;
     if (in->dt == TC_FLOAT32)
-        tc__math_block_f32((tc_builtin)in->dt2, (float *)TC__VM_REG(R->T, in->a),
-                           (const float *)TC__VM_REG(R->T, in->b), (const float *)a1,
-                           (const float *)a2, (const float *)a3, n);
+        tc__math_block_f32((tc_builtin)in->dt2, (float *)d, (const float *)rp[in->b],
+                           (const float *)a1, (const float *)a2, (const float *)a3, n);
     else
-        tc__math_block_f64((tc_builtin)in->dt2, (double *)TC__VM_REG(R->T, in->a),
-                           (const double *)TC__VM_REG(R->T, in->b), (const double *)a1,
-                           (const double *)a2, (const double *)a3, n);
+        tc__math_block_f64((tc_builtin)in->dt2, (double *)d, (const double *)rp[in->b],
+                           (const double *)a1, (const double *)a2, (const double *)a3, n);
 }
 
-TC__PRIVATE void tc__vm_do_index(tc__vm_run *R, const tc__vm_ins *in, int n) {
-    int32_t *TC__RESTRICT d = (int32_t *)TC__VM_REG(R->T, in->a);
+TC__PRIVATE void tc__vm_do_index(tc__vm_run *R, const tc__vm_ins *in, void *dv, int n) {
+    int32_t *TC__RESTRICT d = (int32_t *)dv;
     int64_t v = R->T->idx[in->b];
     int i;
     if (in->b == R->sp->lane) TC__VM_LOOP((int32_t)(v + i));
     else TC__VM_LOOP((int32_t)v);
 }
 
-/* Runs the statement's bytecode for n lanes. 0: a gather failed its check. */
-TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
+/* Runs the statement's bytecode for n lanes. 0: a gather failed its check.
+   Each instruction writes its own register (or, for the last one of a
+   direct store, the written tensor) and points rp[a] at it; sources are
+   read through rp, which a zero-copy LOAD points into tensor memory. */
+/* Register operands an instruction reads (at most 5); returns the count. */
+TC__PRIVATE int tc__vm_sources(const tc__vm_ins *in, unsigned *src) {
+    int n = 0;
+    switch ((tc_opcode)in->op) {
+    case TC_OP_CONST: case TC_OP_INDEX: case TC_OP_SIZE: case TC_OP_GOFF: case TC_OP_COUNT: break;
+    case TC_OP_LOAD: if (in->c != TC__VM_NONE) src[n++] = in->c; break;
+    case TC_OP_GIDX: src[n++] = in->a; src[n++] = in->b; if (in->e != TC__VM_NONE) src[n++] = in->e; break;
+    case TC_OP_GLOAD: src[n++] = in->b; if (in->d != TC__VM_NONE) src[n++] = in->d; break;
+    case TC_OP_NEG: case TC_OP_NOT: case TC_OP_CAST: src[n++] = in->b; break;
+    case TC_OP_SELECT: src[n++] = in->b; src[n++] = in->c; src[n++] = in->d; break;
+    case TC_OP_CALL: {
+        int ar = tc_builtin_arity((tc_builtin)in->dt2);
+        src[n++] = in->b;
+        if (ar > 1) src[n++] = in->c;
+        if (ar > 2) src[n++] = in->d;
+        if (ar > 3) src[n++] = in->e;
+        break;
+    }
+    default: src[n++] = in->b; src[n++] = in->c; break;
+    }
+    return n;
+}
+
+/* Lane-uniform values (the same on every lane: broadcast reads, loops
+   other than the lane loop, the prologue, and pure operations on those)
+   are computed on lane 0 only: sqrt(var(i) + eps) once per block, not per
+   lane. T->uni[r]: TC__VM_UNI set when uniform; the low bits hold the
+   element size while only lane 0 is written. A lane-varying consumer
+   first spreads lane 0 over the block. */
+#define TC__VM_UNI 0x80
+TC__PRIVATE int tc__vm_one_lane(const tc__vm_run *R, const tc__vm_ins *in, const unsigned *src,
+                                int ns) {
+    const unsigned char *uni = R->T->uni;
+    int k;
+    switch ((tc_opcode)in->op) {
+    case TC_OP_CONST: case TC_OP_SIZE: return 1;
+    case TC_OP_INDEX: return in->b != R->sp->lane;
+    case TC_OP_LOAD:
+        return in->c == TC__VM_NONE && (R->sp->lane < 0 || R->sp->reads[in->b].lstride[R->sp->lane] == 0);
+    case TC_OP_GOFF: case TC_OP_GIDX: case TC_OP_GLOAD: case TC_OP_COUNT: return 0;
+    default: break;
+    }
+    for (k = 0; k < ns; k++)
+        if (!(uni[src[k]] & TC__VM_UNI)) return 0;
+    return 1;
+}
+
+TC__PRIVATE void tc__vm_spread(tc__vm_thread *T, const unsigned *src, int ns, int n) {
+    int k;
+    for (k = 0; k < ns; k++) {
+        unsigned r = src[k];
+        if (T->uni[r] & 0x7f) {
+            unsigned char v[8];
+            memcpy(v, T->rp[r], T->uni[r] & 0x7f);
+            tc__k_fill(T->uni[r] & 0x7f, T->rp[r], v, n);
+            T->uni[r] = TC__VM_UNI;
+        }
+    }
+}
+
+TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc__vm_ins *end,
+                                  int n) {
     const tc__vm_stmt *vs = R->sp->vs;
-    const tc__vm_ins *in = vs->ins, *end = vs->ins + vs->n_ins;
     tc__vm_thread *T = R->T;
+    void **rp = T->rp;
     for (; in < end; in++) {
         tc_dtype t = (tc_dtype)in->dt;
+        int direct = in + 1 == end && T->direct, nl = n;
+        void *d = direct ? T->direct : TC__VM_REG(T, in->a);
+        unsigned src[5];
+        int ns = tc__vm_sources(in, src);
+        if (!direct && tc__vm_one_lane(R, in, src, ns)) {
+            nl = 1;
+            T->uni[in->a] = (unsigned char)(TC__VM_UNI | (in->op >= TC_OP_LT && in->op <= TC_OP_OR
+                                                              ? 1u : (unsigned)tc_dtype_size(t)));
+        } else {
+            tc__vm_spread(T, src, ns, n);
+            if (in->op != TC_OP_GIDX) T->uni[in->a] = 0;
+        }
+        if (in->op != TC_OP_GIDX) rp[in->a] = d;
         switch ((tc_opcode)in->op) {
-        case TC_OP_CONST: tc__k_fill(tc_dtype_size(t), TC__VM_REG(T, in->a), &vs->consts[in->b], n); break;
-        case TC_OP_INDEX: tc__vm_do_index(R, in, n); break;
+        case TC_OP_CONST: tc__k_fill(tc_dtype_size(t), d, &vs->consts[in->b], nl); break;
+        case TC_OP_INDEX: tc__vm_do_index(R, in, d, nl); break;
         case TC_OP_SIZE: {
             int32_t v = (int32_t)R->P->sx[in->b];
-            tc__k_fill(4, TC__VM_REG(T, in->a), &v, n);
+            tc__k_fill(4, d, &v, nl);
             break;
         }
-        case TC_OP_LOAD: if (!tc__vm_do_load(R, in, n)) return 0; break;
-        case TC_OP_GOFF: tc__vm_do_goff(R, in, n); break;
-        case TC_OP_GIDX: if (!tc__vm_do_gidx(R, in, n)) return 0; break;
+        case TC_OP_LOAD: if (!tc__vm_do_load(R, in, d, nl)) return 0; break;
+        case TC_OP_GOFF: tc__vm_do_goff(R, in, d, nl); break;
+        case TC_OP_GIDX: if (!tc__vm_do_gidx(R, in, nl)) return 0; break;
         case TC_OP_GLOAD:
-            tc__k_gload(R->sp->reads[in->c].st, TC__VM_REG(T, in->a), R->P->ptr[R->sp->reads[in->c].tensor],
-                        (const int64_t *)TC__VM_REG(T, in->b),
-                        in->d == TC__VM_NONE ? NULL : (const uint8_t *)TC__VM_REG(T, in->d), n);
+            tc__k_gload(R->sp->reads[in->c].st, d, R->P->ptr[R->sp->reads[in->c].tensor],
+                        (const int64_t *)rp[in->b],
+                        in->d == TC__VM_NONE ? NULL : (const uint8_t *)rp[in->d], nl);
             break;
-        case TC_OP_NEG: tc__k_arith(TC_OP_NEG, t, TC__VM_REG(T, in->a), TC__VM_REG(T, in->b), TC__VM_REG(T, in->b), n); break;
-        case TC_OP_NOT: tc__k_logic(TC_OP_NOT, TC__VM_REG(T, in->a), TC__VM_REG(T, in->b), TC__VM_REG(T, in->b), n); break;
-        case TC_OP_CAST: tc__k_cast((tc_dtype)in->dt2, t, TC__VM_REG(T, in->a), TC__VM_REG(T, in->b), n); break;
+        case TC_OP_NEG: tc__k_arith(TC_OP_NEG, t, d, rp[in->b], rp[in->b], nl); break;
+        case TC_OP_NOT: tc__k_logic(TC_OP_NOT, d, rp[in->b], rp[in->b], nl); break;
+        case TC_OP_CAST: tc__k_cast((tc_dtype)in->dt2, t, d, rp[in->b], nl); break;
         case TC_OP_ADD: case TC_OP_SUB: case TC_OP_MUL: case TC_OP_DIV: case TC_OP_MOD:
-        case TC_OP_MIN: case TC_OP_MAX:
-            tc__k_arith(in->op, t, TC__VM_REG(T, in->a), TC__VM_REG(T, in->b), TC__VM_REG(T, in->c), n);
-            break;
+        case TC_OP_MIN: case TC_OP_MAX: tc__k_arith(in->op, t, d, rp[in->b], rp[in->c], nl); break;
         case TC_OP_LT: case TC_OP_LE: case TC_OP_GT: case TC_OP_GE: case TC_OP_EQ: case TC_OP_NE:
-            tc__k_cmp(in->op, t, TC__VM_REG(T, in->a), TC__VM_REG(T, in->b), TC__VM_REG(T, in->c), n);
+            tc__k_cmp(in->op, t, d, rp[in->b], rp[in->c], nl);
             break;
-        case TC_OP_AND: case TC_OP_OR:
-            tc__k_logic(in->op, TC__VM_REG(T, in->a), TC__VM_REG(T, in->b), TC__VM_REG(T, in->c), n);
-            break;
+        case TC_OP_AND: case TC_OP_OR: tc__k_logic(in->op, d, rp[in->b], rp[in->c], nl); break;
         case TC_OP_SELECT:
-            tc__k_select(tc_dtype_size(t), TC__VM_REG(T, in->a), (const uint8_t *)TC__VM_REG(T, in->b),
-                         TC__VM_REG(T, in->c), TC__VM_REG(T, in->d), n);
+            tc__k_select(tc_dtype_size(t), d, (const uint8_t *)rp[in->b], rp[in->c], rp[in->d], nl);
             break;
-        case TC_OP_CALL: tc__vm_do_call(R, in, n); break;
+        case TC_OP_CALL: tc__vm_do_call(R, in, d, nl); break;
         case TC_OP_COUNT: return 0; /* unreachable after verification */
         }
     }
     return 1;
+}
+
+/* The block body (after the prologue). */
+TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
+    const tc__vm_stmt *vs = R->sp->vs;
+    unsigned v = (unsigned)vs->value;
+    R->T->pf_base = NULL;
+    if (!tc__vm_exec_range(R, vs->ins + vs->n_pro, vs->ins + vs->n_ins, n)) return 0;
+    if (!R->T->direct) tc__vm_spread(R->T, &v, 1, n); /* the store reads every lane */
+    return 1;
+}
+/* The prologue, over every lane: run before a thread's first block. */
+TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
+    const tc__vm_stmt *vs = R->sp->vs;
+    void *direct = R->T->direct;
+    int i;
+    R->T->direct = NULL;
+    tc__vm_exec_range(R, vs->ins, vs->ins + vs->n_pro, TC_BLOCK);
+    for (i = 0; i < vs->n_pro; i++) { /* every lane, for every block */
+        unsigned a = vs->ins[i].a;
+        tc__vm_spread(R->T, &a, 1, TC_BLOCK);
+    }
+    R->T->direct = direct;
 }
 
 /* ==== [tc:sched] Per-run schedule and statement execution ===================
@@ -1392,12 +1879,27 @@ TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
    fills. When it is an output loop (type A) the reduction loops run inside
    each block with the accumulator in a register and one store after them;
    when it is a reduction loop (type B: rowsum, softmax's max and sum),
-   lanes hold partial results folded in lane order at the end. Threads take
-   whole items (blocks of output elements) in chunks fixed by the sizes:
-   reductions are never split, so results never depend on the thread count. */
+   lanes hold partial results folded in a fixed tree at the end.
+
+   Faster paths, chosen per run from the sizes, all with results fixed by
+   the sizes alone:
+   - float32 contractions (X * Y summed): the packed engine of
+     [tc:contract] (GEMM / GEMV / row paths); other float contractions:
+     the register-blocked tile of [tc:kernels] with packed Y panels;
+   - window reductions (the value is one read: pooling) reduce straight
+     from memory over a table of the reduction loops' offsets;
+   - `=` into a contiguous row: the last instruction stores directly;
+   - consecutive statements over the same rows whose shared tensors are
+     all accessed at row i (softmax, layernorm) run as one row group, chunk
+     by chunk of rows, so what one writes is still in cache for the next.
+
+   Threads take whole items (blocks of output elements, tiles, row chunks)
+   in chunks fixed by the sizes: reductions are never split, so results
+   never depend on the thread count. */
 
 #define TC__VM_CHUNK_WORK 32768.0 /* lane-iterations per chunk, about */
 #define TC__VM_MAX_CHUNKS 1024
+#define TC__MK_PACK_MAX (1 << 21) /* bytes of packed Y per thread, at most */
 
 TC__PRIVATE void *tc__plan_alloc(tc_plan *P, size_t n, size_t size) {
     if (size && n > ((size_t)-1) / 4 / size) return NULL;
@@ -1451,7 +1953,7 @@ TC__PRIVATE tc_status tc__vm_plan_read(tc_plan *P, tc__vm_splan *sp, int slot, t
         lo = hi = P->sx[ix->offset];
         ok &= tc__mul64(ts, lo, &c) && tc__add64(rp->c0, c, &rp->c0);
         for (l = 0; l < sp->n_loops; l++) {
-            int64_t k = ix->coef[l], a, b;
+            int64_t k = ix->coef[l], a = 0, b = 0;
             ok &= tc__mul64(k, ts, &c) && tc__add64(rp->lstride[l], c, &rp->lstride[l]);
             ok &= tc__mul64(k, sp->lo[l], &a) && tc__mul64(k, sp->hi[l] - 1, &b);
             if (!sp->any_empty) {
@@ -1493,7 +1995,7 @@ TC__PRIVATE tc_status tc__vm_check_write(const tc_plan *P, const tc__vm_splan *s
 TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     const tc_ir_stmt *st = sp->st;
     int rank = P->ir->tensors[sp->wt].rank, l, r;
-    double work = 1.0, per_item;
+    double work = 1.0;
     sp->lane_red = sp->lane >= 0 && st->loops[sp->lane].reduction;
     for (l = 0; l < st->n_loops; l++) {
         if (l == sp->lane) continue;
@@ -1506,12 +2008,11 @@ TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     sp->n_items = sp->lane_red ? 1 : sp->n_blocks;
     for (l = 0; l < sp->n_outer; l++) sp->n_items *= tc__vm_extent(sp, sp->outer[l]);
     for (r = 0; r < st->n_loops; r++) work *= (double)(tc__vm_extent(sp, r) ? tc__vm_extent(sp, r) : 1);
-    per_item = sp->n_items ? work / (double)sp->n_items : 1.0;
+    sp->work = work;
     sp->n_chunks = (int64_t)(work / TC__VM_CHUNK_WORK);
     if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
     if (sp->n_chunks > sp->n_items) sp->n_chunks = sp->n_items;
     if (sp->n_chunks < 1) sp->n_chunks = 1;
-    (void)per_item;
 }
 
 /* `!` is folded into the accumulator when the statement writes every
@@ -1527,6 +2028,162 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
         sp->fused = 1;
         sp->init = 0;
     }
+}
+
+/* float32 contractions go to the packed contraction engine when it takes
+   them (GEMM, GEMV and row paths, cache-blocked): tasks of whole packed
+   panels, in chunks of whole panel groups so each thread packs a panel
+   once. Its sums are complete per element, so threads never change them. */
+TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
+    const tc__contract *c = sp->vs->engine;
+    int64_t groups, tasks;
+    size_t scratch;
+    if (!c || sp->empty || sp->red_empty) return 0;
+    if (c->tensor[0] == sp->wt || c->tensor[1] == sp->wt) return 0;
+    if (!tc__contract_prepare(c, P->sx, P->ts[c->tensor[0]], P->ts[c->tensor[1]],
+                              P->ts[c->tensor[2]], sp->fused, &sp->ct_shape))
+        return 0;
+    tasks = tc__contract_tasks(&sp->ct_shape);
+    if (tasks <= 0) return 0;
+    groups = sp->ct_shape.nm > 0 ? tasks / sp->ct_shape.nm : tasks;
+    sp->n_items = tasks;
+    sp->n_chunks = groups >= 4 ? groups : tasks;
+    if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
+    if (sp->n_chunks > tasks) sp->n_chunks = tasks;
+    if (sp->n_chunks < 1) sp->n_chunks = 1;
+    scratch = tc__contract_scratch_size(&sp->ct_shape) + TC__CT_ALIGN;
+    if (scratch > P->pack_bytes) P->pack_bytes = scratch;
+    sp->ct = 1;
+    return 1;
+}
+
+/* Fills the per-step offset tables of the contraction: the reduction
+   loops' contributions to the X and Y offsets, in odometer order. */
+TC__PRIVATE int tc__vm_mk_tables(tc_plan *P, tc__vm_splan *sp) {
+    const int64_t *sx_ = sp->reads[sp->mk_x].lstride, *sy = sp->reads[sp->mk_y].lstride;
+    int64_t idx[64], t = 0, ox = 0, oy = 0;
+    int k, l;
+    sp->mk_ox = (int64_t *)tc__plan_alloc(P, (size_t)sp->mk_T, sizeof(int64_t));
+    sp->mk_oy = (int64_t *)tc__plan_alloc(P, (size_t)sp->mk_T, sizeof(int64_t));
+    if (!sp->mk_ox || !sp->mk_oy || sp->n_red > 64) return 0;
+    for (k = 0; k < sp->n_red; k++) {
+        l = sp->red[k];
+        idx[k] = sp->lo[l];
+        ox += sx_[l] * sp->lo[l];
+        oy += sy[l] * sp->lo[l];
+    }
+    for (;;) {
+        sp->mk_ox[t] = ox;
+        sp->mk_oy[t] = oy;
+        if (++t == sp->mk_T) return 1;
+        for (k = sp->n_red - 1; k >= 0; k--) { /* odometer, last loop fastest */
+            l = sp->red[k];
+            if (++idx[k] < sp->hi[l]) {
+                ox += sx_[l];
+                oy += sy[l];
+                break;
+            }
+            ox -= sx_[l] * (idx[k] - 1 - sp->lo[l]);
+            oy -= sy[l] * (idx[k] - 1 - sp->lo[l]);
+            idx[k] = sp->lo[l];
+        }
+    }
+}
+
+/* value = X * Y summed over the reduction loops, lanes along an output
+   loop, X constant along the lanes: run it on the register-blocked tile.
+   The row loop is an output loop Y does not depend on (matmul's i,
+   convolution's output channel); without one, tiles have one row. */
+TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    int a, b, k, l;
+    int64_t strips;
+    double steps = 1.0;
+    if (!vs->contract.ok || sp->lane < 0 || sp->lane_red || sp->red_empty || sp->n_red == 0 ||
+        sp->empty)
+        return;
+    a = vs->contract.p;
+    b = vs->contract.q;
+    if (sp->reads[a].lstride[sp->lane] != 0) { a = vs->contract.q; b = vs->contract.p; }
+    if (sp->reads[a].lstride[sp->lane] != 0 || sp->reads[b].lstride[sp->lane] == 0) return;
+    if (sp->reads[a].tensor == sp->wt || sp->reads[b].tensor == sp->wt) return;
+    for (k = 0; k < sp->n_red; k++) steps *= (double)tc__vm_extent(sp, sp->red[k]);
+    if (steps > (double)(1 << 22)) return;
+    sp->mk_x = a;
+    sp->mk_y = b;
+    sp->mk_T = (int64_t)steps;
+    sp->mk_row = -1;
+    for (k = 0; k < sp->n_outer; k++) {
+        l = sp->outer[k];
+        if (sp->reads[b].lstride[l] == 0 && sp->reads[a].lstride[l] != 0) sp->mk_row = l;
+    }
+    sp->mk_outer = (int *)tc__plan_alloc(P, (size_t)sp->n_outer + 1, sizeof(int));
+    if (!sp->mk_outer || !tc__vm_mk_tables(P, sp)) return;
+    for (k = 0; k < sp->n_outer; k++)
+        if (sp->outer[k] != sp->mk_row) sp->mk_outer[sp->n_mk_outer++] = sp->outer[k];
+    sp->mk_lanes = vs->vdt == TC_FLOAT32 ? TC__MK_LANES32 : TC__MK_LANES64;
+    sp->mk_lane_tiles = (tc__vm_extent(sp, sp->lane) + sp->mk_lanes - 1) / sp->mk_lanes;
+    sp->mk_row_blocks =
+        sp->mk_row < 0 ? 1 : (tc__vm_extent(sp, sp->mk_row) + TC__MK_ROWS - 1) / TC__MK_ROWS;
+    sp->n_items = sp->mk_lane_tiles * sp->mk_row_blocks;
+    for (k = 0; k < sp->n_mk_outer; k++) sp->n_items *= tc__vm_extent(sp, sp->mk_outer[k]);
+    /* chunks of whole strips (a strip: the row blocks sharing one packed Y),
+       unless there are too few strips to share */
+    strips = sp->n_items / sp->mk_row_blocks;
+    sp->n_chunks = strips >= 4 ? strips : strips * 8;
+    if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
+    if (sp->n_chunks > sp->n_items) sp->n_chunks = sp->n_items;
+    if (sp->n_chunks < 1) sp->n_chunks = 1;
+    sp->mk = 1;
+    if (steps * 64.0 * 8.0 <= (double)TC__MK_PACK_MAX) { /* pack when it fits the cache */
+        size_t bytes = (size_t)sp->mk_T * (size_t)sp->mk_lanes * tc_dtype_size(vs->vdt);
+        sp->mk_packed = 1;
+        if (bytes > P->pack_bytes) P->pack_bytes = bytes;
+    }
+}
+
+/* `=` into a contiguous row of a plain dtype, the value made by the last
+   instruction, the tensor not read by the statement: that instruction
+   writes the tensor directly and no store follows. */
+TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    tc_dtype t = P->ir->tensors[sp->wt].dtype;
+    int k, rank = P->ir->tensors[sp->wt].rank;
+    if (sp->st->reduce != TC_REDUCE_ASSIGN || sp->n_red || sp->lane_red || sp->fused ||
+        vs->n_pro == vs->n_ins)
+        return;
+    if (vs->ins[vs->n_ins - 1].a != vs->value || vs->ins[vs->n_ins - 1].op == TC_OP_GIDX) return;
+    if (t == TC_FLOAT16 || t == TC_BOOL) return;
+    if (sp->lane >= 0 && (sp->lane >= rank || P->ts[sp->wt][sp->lane] != 1)) return;
+    for (k = 0; k < vs->n_reads; k++)
+        if (vs->reads[k].tensor == sp->wt) return;
+    sp->direct = 1;
+}
+
+/* The value is one plain read (LOAD is the whole program), reduced over
+   the reduction loops into lanes along an output loop: pooling, window
+   sums. Reduced straight from memory over a table of the reduction loops'
+   offsets, without the bytecode. */
+TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_rplan *rp = &sp->reads[0];
+    double steps = 1.0;
+    int k;
+    if (vs->n_ins != 1 || vs->n_pro != 0 || vs->ins[0].op != TC_OP_LOAD || vs->n_reads != 1 ||
+        vs->ins[0].c != TC__VM_NONE || sp->lane < 0 || sp->lane_red || sp->n_red == 0 ||
+        sp->red_empty || sp->empty || rp->tensor == sp->wt || rp->st == TC_FLOAT16 || rp->st == TC_BOOL)
+        return;
+    for (k = 0; k < sp->n_red; k++) steps *= (double)tc__vm_extent(sp, sp->red[k]);
+    if (steps > (double)(1 << 16)) return;
+    sp->mk_x = sp->mk_y = 0;
+    sp->mk_T = (int64_t)steps;
+    /* the innermost reduction loop covers the gap between lanes (stride 2,
+       extent 2, unit stride): read its two steps as one contiguous pair */
+    if (rp->lstride[sp->lane] == 2 && rp->lstride[sp->red[sp->n_red - 1]] == 1 &&
+        tc__vm_extent(sp, sp->red[sp->n_red - 1]) == 2 && sp->st->reduce != TC_REDUCE_ASSIGN)
+        sp->wred_pair = 1;
+    if (!tc__vm_mk_tables(P, sp)) return;
+    sp->wred = 1;
 }
 
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
@@ -1557,6 +2214,9 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     sp->lane = tc__vm_pick_lane(P, sp);
     tc__vm_plan_order(P, sp);
     tc__vm_plan_init(P, sp);
+    tc__vm_plan_direct(P, sp);
+    if (!tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
+    tc__vm_plan_wred(P, sp);
     return TC_OK;
 }
 
@@ -1583,14 +2243,44 @@ TC__PRIVATE int tc__vm_odo_next(const tc__vm_splan *sp, const int *loops, int n,
     return 0;
 }
 
-TC__PRIVATE void tc__vm_store(tc__vm_run *R, tc_reduce red, const void *v, int n) {
+/* The written tensor's element at the current loop values. */
+TC__PRIVATE unsigned char *tc__vm_write_ptr(const tc__vm_run *R) {
     const tc_plan *P = R->P;
     int wt = R->sp->wt, d, rank = P->ir->tensors[wt].rank;
-    int64_t off = 0, stride = 0;
+    int64_t off = 0;
     for (d = 0; d < rank; d++) off += R->T->idx[d] * P->ts[wt][d];
+    return P->ptr[wt] + off * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype);
+}
+
+TC__PRIVATE void tc__vm_store(tc__vm_run *R, tc_reduce red, const void *v, int n) {
+    const tc_plan *P = R->P;
+    int wt = R->sp->wt, rank = P->ir->tensors[wt].rank;
+    int64_t stride = 0;
     if (R->sp->lane >= 0 && R->sp->lane < rank) stride = P->ts[wt][R->sp->lane];
-    tc__k_store(P->ir->tensors[wt].dtype, red, P->ptr[wt] + off * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype),
-                stride, v, n);
+    tc__k_store(P->ir->tensors[wt].dtype, red, tc__vm_write_ptr(R), stride, v, n);
+}
+
+/* Window reduction of one block: acc (r)= read at each reduction step. */
+TC__PRIVATE void tc__vm_wred(tc__vm_run *R, void *acc, int n) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_rplan *rp = &sp->reads[0];
+    size_t esz = tc_dtype_size(rp->st);
+    const unsigned char *base = R->P->ptr[rp->tensor];
+    int64_t off = rp->c0, ls = rp->lstride[sp->lane], t;
+    int k;
+    for (k = 0; k < sp->n_loops; k++) /* the table holds the reduction loops' part */
+        if (!sp->st->loops[k].reduction) off += rp->lstride[k] * R->T->idx[k];
+    if (sp->wred_pair) { /* steps t, t+1 are a pair (the table's innermost loop); two pairs a pass */
+        for (t = 0; t < sp->mk_T; t += 4)
+            tc__k_reduce_pair(sp->vs->vdt, sp->st->reduce, acc,
+                              base + (off + sp->mk_ox[t]) * (int64_t)esz,
+                              t + 2 < sp->mk_T ? base + (off + sp->mk_ox[t + 2]) * (int64_t)esz : NULL,
+                              n);
+        return;
+    }
+    for (t = 0; t < sp->mk_T; t++)
+        tc__k_reduce_mem(sp->vs->vdt, sp->st->reduce, acc, base + (off + sp->mk_ox[t]) * (int64_t)esz,
+                         ls, n);
 }
 
 /* Type A: one block of n lanes along an output loop (or a single lane). */
@@ -1598,19 +2288,33 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
     tc_reduce red = sp->st->reduce;
-    void *acc = TC__VM_REG(R->T, vs->n_regs), *val = TC__VM_REG(R->T, vs->value);
+    void *acc = TC__VM_REG(R->T, vs->n_regs);
     unsigned char id[8];
     if (sp->n_red == 0 && !sp->fused) {
+        if (sp->direct) { /* the last instruction writes the tensor itself */
+            R->T->direct = tc__vm_write_ptr(R);
+            tc__vm_prefetch(R->T->direct, TC__VM_PF_DIST * n * (int64_t)tc_dtype_size(vs->vdt),
+                            n * (int)tc_dtype_size(vs->vdt), 1);
+            R->T->rp[vs->value] = NULL;
+            if (!tc__vm_exec(R, n)) return 0;
+            R->T->direct = NULL;
+            return 1;
+        }
         if (!tc__vm_exec(R, n)) return 0;
-        tc__vm_store(R, red, val, n);
+        tc__vm_store(R, red, R->T->rp[vs->value], n);
         return 1;
     }
     tc__vm_identity(vs->vdt, red, id);
-    tc__k_fill(tc_dtype_size(vs->vdt), acc, id, n);
+    tc__k_fill(tc_dtype_size(vs->vdt), acc, id, (n + 15) / 16 * 16 < TC_BLOCK ? (n + 15) / 16 * 16 : TC_BLOCK);
+    if (sp->wred) {
+        tc__vm_wred(R, acc, n);
+        tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : red, acc, n);
+        return 1;
+    }
     if (tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx)) {
         do {
             if (!tc__vm_exec(R, n)) return 0;
-            tc__k_reduce(vs->vdt, red, acc, val, n);
+            tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
         } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
     } else if (!sp->fused) {
         return 1; /* nothing to reduce: the tensor keeps its values */
@@ -1626,7 +2330,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     tc_reduce red = sp->st->reduce;
     int64_t ext = tc__vm_extent(sp, sp->lane), b;
     int width = ext < TC_BLOCK ? (int)ext : TC_BLOCK;
-    void *acc = TC__VM_REG(R->T, vs->n_regs), *val = TC__VM_REG(R->T, vs->value);
+    void *acc = TC__VM_REG(R->T, vs->n_regs);
     unsigned char id[8], h[8];
     tc__vm_identity(vs->vdt, red, id);
     if (sp->red_empty) {
@@ -1641,7 +2345,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
             int n = sp->hi[sp->lane] - start < TC_BLOCK ? (int)(sp->hi[sp->lane] - start) : TC_BLOCK;
             R->T->idx[sp->lane] = start;
             if (!tc__vm_exec(R, n)) return 0;
-            tc__k_reduce(vs->vdt, red, acc, val, n);
+            tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
         }
     } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
     tc__k_fold(vs->vdt, red, acc, width, h);
@@ -1652,39 +2356,114 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
 /* Items [first, last): decode the outer loops (and the block) of each. */
 TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
-    int64_t it;
+    int64_t it, rest = first, blk = 0, *idx = R->T->idx;
     int k;
+    if (first >= last) return 1;
+    tc__vm_prologue(R);
+    if (!sp->lane_red) { /* decode the first item; later ones advance */
+        blk = rest % sp->n_blocks;
+        rest /= sp->n_blocks;
+    }
+    for (k = sp->n_outer - 1; k >= 0; k--) {
+        int l = sp->outer[k];
+        int64_t e = tc__vm_extent(sp, l);
+        idx[l] = sp->lo[l] + rest % e;
+        rest /= e;
+    }
     for (it = first; it < last; it++) {
-        int64_t rest = it, blk = 0;
-        if (!sp->lane_red) {
-            blk = rest % sp->n_blocks;
-            rest /= sp->n_blocks;
-        }
-        for (k = sp->n_outer - 1; k >= 0; k--) {
-            int l = sp->outer[k];
-            int64_t e = tc__vm_extent(sp, l);
-            R->T->idx[l] = sp->lo[l] + rest % e;
-            rest /= e;
-        }
         if (sp->lane_red) {
             if (!tc__vm_lane_reduce(R)) return 0;
         } else {
             int n = 1;
             if (sp->lane >= 0) {
                 int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK;
-                R->T->idx[sp->lane] = start;
+                idx[sp->lane] = start;
                 n = sp->hi[sp->lane] - start < TC_BLOCK ? (int)(sp->hi[sp->lane] - start) : TC_BLOCK;
             }
             if (!tc__vm_block(R, n)) return 0;
+            if (++blk < sp->n_blocks) continue;
+            blk = 0;
         }
+        tc__vm_odo_next(sp, sp->outer, sp->n_outer, idx);
     }
     return 1;
+}
+
+/* Contraction items: (outer loops, lane tile, row block), row blocks
+   fastest so consecutive items reuse the same Y columns from cache. */
+TC__PRIVATE void tc__vm_mk_items(tc__vm_run *R, int64_t first, int64_t last) {
+    const tc__vm_splan *sp = R->sp;
+    const tc_plan *P = R->P;
+    const tc__vm_rplan *X = &sp->reads[sp->mk_x], *Y = &sp->reads[sp->mk_y];
+    int wt = sp->wt, rank = P->ir->tensors[wt].rank, k, d;
+    size_t esz = tc_dtype_size(sp->vs->vdt);
+    int64_t it, *idx = R->T->idx;
+    tc__mk_args A;
+    A.xr = sp->mk_row >= 0 ? X->lstride[sp->mk_row] : 0;
+    A.ys = Y->lstride[sp->lane];
+    A.ox = sp->mk_ox;
+    A.oy = sp->mk_oy;
+    A.steps = sp->mk_T;
+    A.wr = sp->mk_row >= 0 ? P->ts[wt][sp->mk_row] : 0;
+    A.ws = P->ts[wt][sp->lane];
+    A.assign = sp->fused;
+    A.packed = 0;
+    for (k = 0; k < sp->n_red; k++) idx[sp->red[k]] = 0; /* the tables hold their part */
+    for (it = first; it < last; it++) {
+        int64_t rest = it, rb = rest % sp->mk_row_blocks, lt, xo = X->c0, yo = Y->c0, wo = 0;
+        rest /= sp->mk_row_blocks;
+        lt = rest % sp->mk_lane_tiles;
+        rest /= sp->mk_lane_tiles;
+        for (k = sp->n_mk_outer - 1; k >= 0; k--) {
+            int l = sp->mk_outer[k];
+            int64_t e = tc__vm_extent(sp, l);
+            idx[l] = sp->lo[l] + rest % e;
+            rest /= e;
+        }
+        idx[sp->lane] = sp->lo[sp->lane] + lt * sp->mk_lanes;
+        A.lanes = (int)(sp->hi[sp->lane] - idx[sp->lane] < sp->mk_lanes
+                            ? sp->hi[sp->lane] - idx[sp->lane] : sp->mk_lanes);
+        A.rows = 1;
+        if (sp->mk_row >= 0) {
+            idx[sp->mk_row] = sp->lo[sp->mk_row] + rb * TC__MK_ROWS;
+            A.rows = (int)(sp->hi[sp->mk_row] - idx[sp->mk_row] < TC__MK_ROWS
+                               ? sp->hi[sp->mk_row] - idx[sp->mk_row] : TC__MK_ROWS);
+        }
+        for (k = 0; k < sp->n_loops; k++) {
+            xo += X->lstride[k] * idx[k];
+            yo += Y->lstride[k] * idx[k];
+        }
+        for (d = 0; d < rank; d++) wo += idx[d] * P->ts[wt][d];
+        A.X = P->ptr[X->tensor] + xo * (int64_t)esz;
+        A.Y = P->ptr[Y->tensor] + yo * (int64_t)esz;
+        A.W = P->ptr[wt] + wo * (int64_t)esz;
+        if (sp->mk_packed) { /* one pack per strip: the row blocks of a strip follow */
+            A.packed = 0;
+            if (it == first || rb == 0) tc__mk_pack(sp->vs->vdt, &A, R->T->pack);
+            A.Y = R->T->pack;
+            A.packed = 1;
+        }
+        tc__mk_tile(sp->vs->vdt, &A);
+    }
 }
 
 TC__PRIVATE int tc__vm_chunk(tc__vm_run *R, int64_t c) {
     const tc__vm_splan *sp = R->sp;
     int64_t q = sp->n_items / sp->n_chunks, r = sp->n_items % sp->n_chunks;
     int64_t first = c * q + (c < r ? c : r);
+    if (sp->ct) {
+        const tc__contract *ct = sp->vs->engine;
+        tc__contract_args a;
+        a.in0 = R->P->ptr[ct->tensor[0]];
+        a.in1 = R->P->ptr[ct->tensor[1]];
+        a.out = R->P->ptr[ct->tensor[2]];
+        tc__contract_run_tasks(&sp->ct_shape, &a, first, first + q + (c < r), R->T->pack);
+        return 1;
+    }
+    if (sp->mk) {
+        tc__vm_mk_items(R, first, first + q + (c < r));
+        return 1;
+    }
     return tc__vm_items(R, first, first + q + (c < r));
 }
 
@@ -2104,6 +2883,62 @@ TC__PRIVATE tc_status tc__vm_plan_tensors(tc_plan *P, const tc_tensor *in, tc_er
     return TC_OK;
 }
 
+/* Every access to `tensor` in statement sp is at row i of its first
+   dimension, i the statement's first loop (X(i, ...) with nothing else in
+   dimension 0): rows are independent, so statements can go row by row. */
+TC__PRIVATE int tc__vm_row_aligned(const tc_plan *P, const tc__vm_splan *sp, int tensor) {
+    int r, l;
+    for (r = 0; r < sp->vs->n_reads; r++) {
+        const tc_ir_index *ix;
+        if (sp->vs->reads[r].tensor != tensor) continue;
+        if (sp->vs->reads[r].gather) return 0;
+        ix = &sp->st->nodes[sp->vs->reads[r].node].index[0];
+        if (!ix->affine || P->sx[ix->offset] != 0 || ix->coef[0] != 1) return 0;
+        for (l = 1; l < sp->n_loops; l++)
+            if (ix->coef[l] != 0) return 0;
+    }
+    return 1;
+}
+
+/* Statement t may join a row group that starts at statement g: its first
+   loop is an output loop over the same rows, outside the lanes; it runs on
+   the generic path; every tensor the group writes is accessed row-aligned
+   by every statement of the group. */
+TC__PRIVATE int tc__vm_group_ok(const tc_plan *P, int g, int t) {
+    const tc__vm_splan *a = &P->stmts[g], *b = &P->stmts[t];
+    int u, w;
+    if (b->mk || b->ct || b->init || b->n_loops < 1 || b->st->loops[0].reduction ||
+        b->lane == 0 || P->ir->tensors[b->wt].rank < 1)
+        return 0;
+    if (b->lo[0] != a->lo[0] || b->hi[0] != a->hi[0] || a->hi[0] <= a->lo[0]) return 0;
+    for (u = g; u <= t; u++)
+        for (w = g; w <= t; w++)
+            if (!tc__vm_row_aligned(P, &P->stmts[u], P->stmts[w].wt)) return 0;
+    return 1;
+}
+
+TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
+    int s, t, n = P->ir->n_stmts;
+    P->group_end = (int *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int));
+    P->group_chunks = (int64_t *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int64_t));
+    if (!P->group_end || !P->group_chunks) return TC_ERR_OUT_OF_MEMORY;
+    for (s = 0; s < n; s = t) {
+        double work = P->stmts[s].work;
+        int64_t rows, ch;
+        t = s + 1;
+        if (tc__vm_group_ok(P, s, s))
+            while (t < n && tc__vm_group_ok(P, s, t)) work += P->stmts[t++].work;
+        P->group_end[s] = t;
+        if (t == s + 1) continue;
+        rows = tc__vm_extent(&P->stmts[s], 0);
+        ch = (int64_t)(work / TC__VM_CHUNK_WORK);
+        if (ch > TC__VM_MAX_CHUNKS) ch = TC__VM_MAX_CHUNKS;
+        if (ch > rows) ch = rows;
+        P->group_chunks[s] = ch < 1 ? 1 : ch;
+    }
+    return TC_OK;
+}
+
 TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8 + 64;
     int i;
@@ -2113,7 +2948,12 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     for (i = 0; i < n; i++) {
         unsigned char *r = (unsigned char *)tc__plan_alloc(P, regsz, 1);
         P->threads[i].idx = (int64_t *)tc__plan_alloc(P, (size_t)P->vm->max_loops + 1, 8);
-        if (!r || !P->threads[i].idx) return TC_ERR_OUT_OF_MEMORY;
+        P->threads[i].pack = (unsigned char *)tc__plan_alloc(P, P->pack_bytes + 64, 1);
+        P->threads[i].rp = (void **)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, sizeof(void *));
+        P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
+        if (!r || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
+            !P->threads[i].uni)
+            return TC_ERR_OUT_OF_MEMORY;
         P->threads[i].regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
     }
     return TC_OK;
@@ -2151,7 +2991,7 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
             P, (size_t)P->numel[i], tc_dtype_size(ir->tensors[i].dtype));
         if (!P->temp[i]) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    if (tc__vm_plan_threads(P, nt) != TC_OK)
+    if (tc__vm_plan_groups(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     return TC_OK;
 }
@@ -2194,10 +3034,31 @@ TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_pl
 
 typedef struct tc__vm_job {
     tc_plan *P;
-    const tc__vm_splan *sp;
+    const tc__vm_splan *sp; /* one statement, or NULL: the row group [g0, g1) */
+    int g0, g1;
+    int64_t n_chunks;
     int64_t next;
     int failed;
 } tc__vm_job;
+
+/* Chunk c of a row group: rows [r0, r1) of the shared first loop through
+   every statement of the group in order, so the rows a statement writes
+   are still in cache when the next one reads them. */
+TC__PRIVATE int tc__vm_group_chunk(tc__vm_run *R, const tc__vm_job *J, int64_t c) {
+    const tc_plan *P = J->P;
+    const tc__vm_splan *s0 = &P->stmts[J->g0];
+    int64_t E = tc__vm_extent(s0, 0), q = E / J->n_chunks, r = E % J->n_chunks;
+    int64_t r0 = c * q + (c < r ? c : r), r1 = r0 + q + (c < r);
+    int t;
+    for (t = J->g0; t < J->g1; t++) {
+        const tc__vm_splan *sp = &P->stmts[t];
+        int64_t ipr = sp->n_items / E;
+        if (sp->empty) continue;
+        R->sp = sp;
+        if (!tc__vm_items(R, r0 * ipr, r1 * ipr)) return 0;
+    }
+    return 1;
+}
 
 TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     tc__vm_job *J = (tc__vm_job *)ctx;
@@ -2208,14 +3069,16 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     R.T = &J->P->threads[tid];
     for (;;) {
         int64_t c;
+        int ok;
 #if defined(TC__HAVE_ATOMICS)
         if (TC__ATOMIC_LOAD(&J->failed)) break;
         c = TC__ATOMIC_ADD(&J->next, 1);
 #else
         c = J->next++; /* single-threaded without atomics */
 #endif
-        if (c >= J->sp->n_chunks) break;
-        if (!tc__vm_chunk(&R, c)) {
+        if (c >= J->n_chunks) break;
+        ok = J->sp ? tc__vm_chunk(&R, c) : tc__vm_group_chunk(&R, J, c);
+        if (!ok) {
 #if defined(TC__HAVE_ATOMICS)
             TC__ATOMIC_STORE(&J->failed, 1);
 #else
@@ -2239,33 +3102,51 @@ TC__PRIVATE void tc__vm_fill_identity(tc_plan *P, int t, tc_reduce r) {
     }
 }
 
+/* Runs one job (a statement or a row group) on the pool; reports the
+   first error a thread met. */
+TC__PRIVATE tc_status tc__vm_run_job(tc_plan *P, tc_pool *pool, tc__vm_job *J, tc_error *err) {
+    int i;
+    J->next = 0;
+    J->failed = 0;
+    for (i = 0; i < P->n_threads; i++) P->threads[i].err.code = TC_OK;
+#if defined(TC__HAVE_ATOMICS)
+    if (J->n_chunks > 1 && pool && pool->n_threads > 1) tc__pool_run(pool, tc__vm_job_fn, J);
+    else tc__vm_job_fn(J, 0);
+#else
+    (void)pool;
+    tc__vm_job_fn(J, 0);
+#endif
+    if (!J->failed) return TC_OK;
+    for (i = 0; i < P->n_threads; i++)
+        if (P->threads[i].err.code != TC_OK) {
+            if (err) *err = P->threads[i].err;
+            return P->threads[i].err.code;
+        }
+    return tc__set_error(err, TC_ERR_BACKEND, "run failed");
+}
+
 TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err) {
-    int s, i;
-    for (s = 0; s < P->ir->n_stmts; s++) {
+    int s;
+    tc_status rc;
+    for (s = 0; s < P->ir->n_stmts;) {
         const tc__vm_splan *sp = &P->stmts[s];
         tc__vm_job J;
-        if (sp->init) tc__vm_fill_identity(P, sp->wt, sp->st->reduce);
-        if (sp->empty) continue;
         J.P = P;
-        J.sp = sp;
-        J.next = 0;
-        J.failed = 0;
-        for (i = 0; i < P->n_threads; i++) P->threads[i].err.code = TC_OK;
-#if defined(TC__HAVE_ATOMICS)
-        if (sp->n_chunks > 1 && pool && pool->n_threads > 1) tc__pool_run(pool, tc__vm_job_fn, &J);
-        else tc__vm_job_fn(&J, 0);
-#else
-        (void)pool;
-        tc__vm_job_fn(&J, 0);
-#endif
-        if (J.failed) {
-            for (i = 0; i < P->n_threads; i++)
-                if (P->threads[i].err.code != TC_OK) {
-                    if (err) *err = P->threads[i].err;
-                    return P->threads[i].err.code;
-                }
-            return tc__set_error(err, TC_ERR_BACKEND, "run failed");
+        if (P->group_end[s] > s + 1) { /* a row group */
+            J.sp = NULL;
+            J.g0 = s;
+            J.g1 = P->group_end[s];
+            J.n_chunks = P->group_chunks[s];
+            if ((rc = tc__vm_run_job(P, pool, &J, err)) != TC_OK) return rc;
+            s = J.g1;
+            continue;
         }
+        if (sp->init) tc__vm_fill_identity(P, sp->wt, sp->st->reduce);
+        s++;
+        if (sp->empty) continue;
+        J.sp = sp;
+        J.n_chunks = sp->n_chunks;
+        if ((rc = tc__vm_run_job(P, pool, &J, err)) != TC_OK) return rc;
     }
     return TC_OK;
 }
@@ -2449,7 +3330,7 @@ TC__PRIVATE void tc__vm_disasm_operand(tc__buf *b, const tc_ir_def *ir, const tc
         else if (in->dt == TC_FLOAT64) { double f; memcpy(&f, &bits, 8); tc__bprintf(b, " %.17g", f); }
         else {
             size_t sz = tc_dtype_size((tc_dtype)in->dt);
-            int sgn = tc__dtype_is_signed((tc_dtype)in->dt);
+            int sgn = tc__dtype_is_signed((tc_dtype)(in->dt % TC_DTYPE_COUNT));
             int64_t x = 0;
             if (sz == 1) { int8_t y; uint8_t u; memcpy(&y, &bits, 1); memcpy(&u, &bits, 1); x = sgn ? (int64_t)y : (int64_t)u; }
             else if (sz == 2) { int16_t y; uint16_t u; memcpy(&y, &bits, 2); memcpy(&u, &bits, 2); x = sgn ? (int64_t)y : (int64_t)u; }
@@ -2488,7 +3369,10 @@ TC__PRIVATE void tc__vm_disasm_stmt(tc__buf *b, const tc_ir_def *ir, const tc__v
         const tc__vm_ins *in = &s->ins[i];
         const char *fmt = tc__ops[in->op].fmt;
         const unsigned ops[5] = {in->a, in->b, in->c, in->d, in->e};
-        int j, col = (int)b->len;
+        int j, col;
+        if (i == 0 && s->n_pro > 0) tc__bprintf(b, ";   once per thread and statement:\n");
+        if (i == s->n_pro && s->n_pro > 0) tc__bprintf(b, ";   per block of lanes:\n");
+        col = (int)b->len;
         tc__bprintf(b, "%04d  %s.%s", i, tc__ops[in->op].name, tc_dtype_name((tc_dtype)in->dt));
         if (in->op == TC_OP_CAST) tc__bprintf(b, "<-%s", tc_dtype_name((tc_dtype)in->dt2));
         if (in->op == TC_OP_CALL) tc__bprintf(b, " %s", tc_builtin_name((tc_builtin)in->dt2));

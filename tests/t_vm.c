@@ -645,6 +645,151 @@ static void test_plan_strides_disasm(void) {
     tc_program_free(p);
 }
 
+
+/* The contraction microkernel: transposed operands, ragged tiles, float64,
+   accumulation without `!`, several reduction loops, empty reductions.
+   Small integers keep every result exact (fused multiply-add or not). */
+static void fast_fill(float *p, int n, int seed) {
+    int i;
+    for (i = 0; i < n; i++) p[i] = (float)(((i + seed) * 7919) % 9) - 4.0f;
+}
+static void test_contractions(void) {
+    static const char *srcs[] = {
+        "def f(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }",
+        "def f(float(M,K) A, float(N,K) B) -> (C) { C(i,j) +=! A(i,k) * B(j,k) }",
+        "def f(float(K,M) A, float(K,N) B) -> (C) { C(i,j) +=! A(k,i) * B(k,j) }",
+        "def f(float(M,K) A, float(K,N) B) -> (C) { C(i,j) += A(i,k) * B(k,j) }",
+        "def f(float(M,K) A, float(K,N) B) -> (C) { C(j,i) +=! A(i,k) * B(k,j) }"};
+    static float A[67 * 131], B[131 * 70], C[70 * 67], R[70 * 67];
+    int v, M = 67, K = 131, N = 70;
+    for (v = 0; v < 5; v++) {
+        tc_program *p = src_compile(srcs[v]);
+        tc_tensor in[2], out[1];
+        tc_error err;
+        int i, j, k, ok = 1;
+        CHECK(p != NULL);
+        if (!p) continue;
+        fast_fill(A, M * K, v);
+        fast_fill(B, K * N, 3 * v + 1);
+        for (i = 0; i < M * N; i++) C[i] = R[i] = (float)(i % 5);
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                float acc = 0.0f;
+                for (k = 0; k < K; k++) {
+                    float a = v == 2 ? A[k * M + i] : A[i * K + k];
+                    float b = v == 1 ? B[j * K + k] : B[k * N + j];
+                    acc += a * b;
+                }
+                if (v == 3) R[i * N + j] += acc;
+                else if (v == 4) R[j * M + i] = acc;
+                else R[i * N + j] = acc;
+            }
+        in[0] = v == 2 ? hb_ten(TC_FLOAT32, A, 2, K, M) : hb_ten(TC_FLOAT32, A, 2, M, K);
+        in[1] = v == 1 ? hb_ten(TC_FLOAT32, B, 2, N, K) : hb_ten(TC_FLOAT32, B, 2, K, N);
+        out[0] = v == 4 ? hb_ten(TC_FLOAT32, C, 2, N, M) : hb_ten(TC_FLOAT32, C, 2, M, N);
+        CHECKF(src_run(p, in, 2, out, 1, &err) == TC_OK, "%s", err.msg);
+        for (i = 0; i < M * N; i++) ok &= C[i] == R[i];
+        CHECKF(ok, "variant %d", v);
+        tc_program_free(p);
+    }
+}
+
+static void test_conv_f64_empty(void) {
+    tc_program *p = src_compile("def conv(double(N,C,H,W) I, double(O,C,KH,KW) W1) -> (Out) {\n"
+                                " Out(n,o,h,w) +=! I(n,c,h+kh,w+kw) * W1(o,c,kh,kw)\n}");
+    tc_program *q = src_compile("def mm(float(M,K) A, float(K,N) B) -> (C, D) {\n"
+                                " C(i,j) +=! A(i,k) * B(k,j)\n D(i,j) += A(i,k) * B(k,j)\n}");
+    static double I[2 * 3 * 9 * 70], Wt[5 * 3 * 3 * 2], O[2 * 5 * 7 * 69];
+    float a[1], b[1], c[6], d[6];
+    tc_tensor in[2], out[2];
+    tc_error err;
+    int n, o, h, w, c_, kh, kw, i, ok = 1;
+    CHECK(p && q);
+    if (!p || !q) return;
+    for (i = 0; i < 2 * 3 * 9 * 70; i++) I[i] = (double)((i * 31) % 7) - 3.0;
+    for (i = 0; i < 5 * 3 * 3 * 2; i++) Wt[i] = (double)((i * 17) % 5) - 2.0;
+    in[0] = hb_ten(TC_FLOAT64, I, 4, 2, 3, 9, 70);
+    in[1] = hb_ten(TC_FLOAT64, Wt, 4, 5, 3, 3, 2);
+    out[0] = hb_ten(TC_FLOAT64, O, 4, 2, 5, 7, 69);
+    CHECKF(src_run(p, in, 2, out, 1, &err) == TC_OK, "%s", err.msg);
+    for (n = 0; n < 2; n++) for (o = 0; o < 5; o++) for (h = 0; h < 7; h++) for (w = 0; w < 69; w++) {
+        double acc = 0;
+        for (c_ = 0; c_ < 3; c_++) for (kh = 0; kh < 3; kh++) for (kw = 0; kw < 2; kw++)
+            acc += I[((n * 3 + c_) * 9 + h + kh) * 70 + w + kw] * Wt[((o * 3 + c_) * 3 + kh) * 2 + kw];
+        ok &= O[((n * 5 + o) * 7 + h) * 69 + w] == acc;
+    }
+    CHECK(ok);
+    /* K = 0: `+=!` gives zeros, `+=` leaves the caller's values */
+    for (i = 0; i < 6; i++) { c[i] = 5.0f; d[i] = 7.0f; }
+    in[0] = hb_ten(TC_FLOAT32, a, 2, 2, 0);
+    in[1] = hb_ten(TC_FLOAT32, b, 2, 0, 3);
+    out[0] = hb_ten(TC_FLOAT32, c, 2, 2, 3);
+    out[1] = hb_ten(TC_FLOAT32, d, 2, 2, 3);
+    CHECKF(src_run(q, in, 2, out, 2, &err) == TC_OK, "%s", err.msg);
+    for (i = 0; i < 6; i++) CHECK(c[i] == 0.0f && d[i] == 7.0f);
+    tc_program_free(p);
+    tc_program_free(q);
+}
+
+/* Window reductions: 2x2 max/min/sum pooling on ragged widths (the
+   overlapping last group and rows shorter than 16), a stride-3 window, an
+   int32 pool, and NaN inputs ignored by max. */
+static void test_pooling(void) {
+    static const char *ops[] = {"max=!", "min=!", "+=!"};
+    static const int widths[] = {74, 20, 12};
+    int o, wi;
+    for (o = 0; o < 3; o++)
+        for (wi = 0; wi < 3; wi++) {
+            char src[256];
+            int H = 6, W = widths[wi], OH = H / 2, OW = W / 2, h, w, kh, kw, i, ok = 1;
+            static float I[2 * 6 * 74], O[2 * 3 * 37];
+            tc_tensor in[1], out[1];
+            tc_error err;
+            tc_program *p;
+            snprintf(src, sizeof src,
+                     "def pool(float(C,H,W) I) -> (O) { O(c,h,w) %s I(c,2*h+kh,2*w+kw) where kh in 0:2, "
+                     "kw in 0:2, h in 0:H/2, w in 0:W/2 }", ops[o]);
+            p = src_compile(src);
+            CHECK(p != NULL);
+            if (!p) continue;
+            for (i = 0; i < 2 * H * W; i++) I[i] = (float)((i * 37) % 23) - 11.0f;
+            if (o == 0) I[5] = NAN;
+            in[0] = hb_ten(TC_FLOAT32, I, 3, 2, H, W);
+            out[0] = hb_ten(TC_FLOAT32, O, 3, 2, OH, OW);
+            CHECKF(src_run(p, in, 1, out, 1, &err) == TC_OK, "%s", err.msg);
+            for (i = 0; i < 2; i++) for (h = 0; h < OH; h++) for (w = 0; w < OW; w++) {
+                float r = o == 0 ? -INFINITY : o == 1 ? INFINITY : 0.0f;
+                for (kh = 0; kh < 2; kh++) for (kw = 0; kw < 2; kw++) {
+                    float x = I[(i * H + 2 * h + kh) * W + 2 * w + kw];
+                    if (x != x) continue;
+                    r = o == 0 ? (x > r ? x : r) : o == 1 ? (x < r ? x : r) : r + x;
+                }
+                ok &= O[(i * OH + h) * OW + w] == r;
+            }
+            CHECKF(ok, "%s width %d", ops[o], W);
+            tc_program_free(p);
+        }
+    {
+        tc_program *p = src_compile("def pool3(int32(N) x) -> (y) { y(i) max=! x(3*i+k) where k in 0:3, i in 0:N/3 }");
+        int32_t x[100], y[33];
+        tc_tensor in[1], out[1];
+        tc_error err;
+        int i, ok = 1;
+        CHECK(p != NULL);
+        if (!p) return;
+        for (i = 0; i < 100; i++) x[i] = (i * 53) % 41 - 20;
+        in[0] = hb_ten(TC_INT32, x, 1, 100);
+        out[0] = hb_ten(TC_INT32, y, 1, 33);
+        CHECKF(src_run(p, in, 1, out, 1, &err) == TC_OK, "%s", err.msg);
+        for (i = 0; i < 33; i++) {
+            int32_t m = x[3 * i] > x[3 * i + 1] ? x[3 * i] : x[3 * i + 1];
+            ok &= y[i] == (x[3 * i + 2] > m ? x[3 * i + 2] : m);
+        }
+        CHECK(ok);
+        tc_program_free(p);
+    }
+}
+
 int main(void) {
     RUN(test_add);
     RUN(test_matmul);
@@ -661,5 +806,8 @@ int main(void) {
     RUN(test_src_guard_div);
     RUN(test_src_errors);
     RUN(test_plan_strides_disasm);
+    RUN(test_contractions);
+    RUN(test_conv_f64_empty);
+    RUN(test_pooling);
     return th_report();
 }
