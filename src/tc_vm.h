@@ -112,6 +112,7 @@ typedef struct tc__vm_stmt {
     tc_dtype vdt;     /* the value's dtype (compute dtype of the written tensor) */
     tc__vm_contract contract;
     const tc__contract *engine; /* the packed contraction engine's plan, or NULL */
+    unsigned char *check;       /* per instruction: in the gather check slice (or NULL) */
 } tc__vm_stmt;
 
 typedef struct tc__vm_def {
@@ -122,6 +123,29 @@ typedef struct tc__vm_def {
 } tc__vm_def;
 
 TC__PRIVATE tc_dtype tc__vm_compute_dtype(tc_dtype t) { return t == TC_FLOAT16 ? TC_FLOAT32 : t; }
+
+/* Register operands an instruction reads (at most 5); returns the count. */
+TC__PRIVATE int tc__vm_sources(const tc__vm_ins *in, unsigned *src) {
+    int n = 0;
+    switch ((tc_opcode)in->op) {
+    case TC_OP_CONST: case TC_OP_INDEX: case TC_OP_SIZE: case TC_OP_GOFF: case TC_OP_COUNT: break;
+    case TC_OP_LOAD: if (in->c != TC__VM_NONE) src[n++] = in->c; break;
+    case TC_OP_GIDX: src[n++] = in->a; src[n++] = in->b; if (in->e != TC__VM_NONE) src[n++] = in->e; break;
+    case TC_OP_GLOAD: src[n++] = in->b; if (in->d != TC__VM_NONE) src[n++] = in->d; break;
+    case TC_OP_NEG: case TC_OP_NOT: case TC_OP_CAST: src[n++] = in->b; break;
+    case TC_OP_SELECT: src[n++] = in->b; src[n++] = in->c; src[n++] = in->d; break;
+    case TC_OP_CALL: {
+        int ar = tc_builtin_arity((tc_builtin)in->dt2);
+        src[n++] = in->b;
+        if (ar > 1) src[n++] = in->c;
+        if (ar > 2) src[n++] = in->d;
+        if (ar > 3) src[n++] = in->e;
+        break;
+    }
+    default: src[n++] = in->b; src[n++] = in->c; break;
+    }
+    return n;
+}
 
 /* ==== [tc:emit] IR expression -> bytecode =================================
    A post-order walk from the statement's value, with an explicit stack (no
@@ -680,6 +704,35 @@ TC__PRIVATE int tc__vm_hoist(tc__vm_emit *E) {
     return E->n_pro;
 }
 
+/* The gather check slice: the instructions the GIDX checks need (their
+   index and mask operands, transitively). When those read only inputs,
+   the run can check every gather of the statement before anything is
+   written: a failing gather then leaves the caller's outputs untouched.
+   Runs on virtual registers (each written once), before packing. */
+TC__PRIVATE int tc__vm_check_slice(tc__vm_emit *E, unsigned char **out) {
+    unsigned char *need = (unsigned char *)tc__alloc_n(E->C, (size_t)E->n_ins + 1, 1);
+    unsigned char *live = (unsigned char *)tc__alloc_n(E->C, (size_t)E->n_vregs + 1, 1);
+    int i, k, any = 0;
+    *out = NULL;
+    if (!need || !live) return 0;
+    for (i = E->n_ins - 1; i >= 0; i--) {
+        tc__vm_ins *in = &E->ins[i];
+        unsigned src[5];
+        int ns;
+        if (in->op == TC_OP_GIDX) need[i] = 1;
+        else if (tc__ops[in->op].fmt[0] == 'V' && live[in->a]) need[i] = 1;
+        if (!need[i]) continue;
+        any = 1;
+        ns = tc__vm_sources(in, src);
+        for (k = 0; k < ns; k++) live[src[k]] = 1;
+        if ((in->op == TC_OP_LOAD || in->op == TC_OP_GOFF || in->op == TC_OP_GLOAD) &&
+            E->reads[in->op == TC_OP_GLOAD ? in->c : in->b].tensor >= E->def->n_inputs)
+            return 1; /* depends on data the def computes: checked as it runs */
+    }
+    *out = any ? need : NULL;
+    return 1;
+}
+
 TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_ir_stmt *st,
                                     tc__vm_stmt *s) {
     tc__vm_emit E;
@@ -695,7 +748,8 @@ TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_i
     s->vdt = tc__vm_compute_dtype(def->tensors[st->tensor].dtype);
     if (!tc__vm_mark_reads(&E)) return 0;
     value = tc__vm_emit_expr(&E);
-    if (value < 0 || tc__vm_hoist(&E) < 0 || !tc__vm_pack_regs(&E, value, &nphys, &vphys))
+    if (value < 0 || tc__vm_hoist(&E) < 0 || !tc__vm_check_slice(&E, &s->check) ||
+        !tc__vm_pack_regs(&E, value, &nphys, &vphys))
         return 0;
     s->n_pro = E.n_pro;
     s->n_ins = E.n_ins;
@@ -1568,6 +1622,7 @@ typedef struct tc__vm_run {
     const tc_plan *P;
     const tc__vm_splan *sp;
     tc__vm_thread *T;
+    int check; /* run only the gather check slice: no stores */
 } tc__vm_run;
 
 #define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * (TC_BLOCK * 8)))
@@ -1735,29 +1790,6 @@ TC__PRIVATE void tc__vm_do_index(tc__vm_run *R, const tc__vm_ins *in, void *dv, 
    Each instruction writes its own register (or, for the last one of a
    direct store, the written tensor) and points rp[a] at it; sources are
    read through rp, which a zero-copy LOAD points into tensor memory. */
-/* Register operands an instruction reads (at most 5); returns the count. */
-TC__PRIVATE int tc__vm_sources(const tc__vm_ins *in, unsigned *src) {
-    int n = 0;
-    switch ((tc_opcode)in->op) {
-    case TC_OP_CONST: case TC_OP_INDEX: case TC_OP_SIZE: case TC_OP_GOFF: case TC_OP_COUNT: break;
-    case TC_OP_LOAD: if (in->c != TC__VM_NONE) src[n++] = in->c; break;
-    case TC_OP_GIDX: src[n++] = in->a; src[n++] = in->b; if (in->e != TC__VM_NONE) src[n++] = in->e; break;
-    case TC_OP_GLOAD: src[n++] = in->b; if (in->d != TC__VM_NONE) src[n++] = in->d; break;
-    case TC_OP_NEG: case TC_OP_NOT: case TC_OP_CAST: src[n++] = in->b; break;
-    case TC_OP_SELECT: src[n++] = in->b; src[n++] = in->c; src[n++] = in->d; break;
-    case TC_OP_CALL: {
-        int ar = tc_builtin_arity((tc_builtin)in->dt2);
-        src[n++] = in->b;
-        if (ar > 1) src[n++] = in->c;
-        if (ar > 2) src[n++] = in->d;
-        if (ar > 3) src[n++] = in->e;
-        break;
-    }
-    default: src[n++] = in->b; src[n++] = in->c; break;
-    }
-    return n;
-}
-
 /* Lane-uniform values (the same on every lane: broadcast reads, loops
    other than the lane loop, the prologue, and pure operations on those)
    are computed on lane 0 only: sqrt(var(i) + eps) once per block, not per
@@ -1805,7 +1837,9 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
         int direct = in + 1 == end && T->direct, nl = n;
         void *d = direct ? T->direct : TC__VM_REG(T, in->a);
         unsigned src[5];
-        int ns = tc__vm_sources(in, src);
+        int ns;
+        if (R->check && !vs->check[in - vs->ins]) continue;
+        ns = tc__vm_sources(in, src);
         if (!direct && tc__vm_one_lane(R, in, src, ns)) {
             nl = 1;
             T->uni[in->a] = (unsigned char)(TC__VM_UNI | (in->op >= TC_OP_LT && in->op <= TC_OP_OR
@@ -1856,7 +1890,7 @@ TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
     unsigned v = (unsigned)vs->value;
     R->T->pf_base = NULL;
     if (!tc__vm_exec_range(R, vs->ins + vs->n_pro, vs->ins + vs->n_ins, n)) return 0;
-    if (!R->T->direct) tc__vm_spread(R->T, &v, 1, n); /* the store reads every lane */
+    if (!R->T->direct && !R->check) tc__vm_spread(R->T, &v, 1, n); /* the store reads every lane */
     return 1;
 }
 /* The prologue, over every lane: run before a thread's first block. */
@@ -2290,6 +2324,13 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     tc_reduce red = sp->st->reduce;
     void *acc = TC__VM_REG(R->T, vs->n_regs);
     unsigned char id[8];
+    if (R->check) { /* every reduction step, nothing stored */
+        if (!tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx)) return 1;
+        do {
+            if (!tc__vm_exec(R, n)) return 0;
+        } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
+        return 1;
+    }
     if (sp->n_red == 0 && !sp->fused) {
         if (sp->direct) { /* the last instruction writes the tensor itself */
             R->T->direct = tc__vm_write_ptr(R);
@@ -2334,7 +2375,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     unsigned char id[8], h[8];
     tc__vm_identity(vs->vdt, red, id);
     if (sp->red_empty) {
-        if (sp->fused) tc__vm_store(R, TC_REDUCE_ASSIGN, id, 1);
+        if (sp->fused && !R->check) tc__vm_store(R, TC_REDUCE_ASSIGN, id, 1);
         return 1;
     }
     tc__k_fill(tc_dtype_size(vs->vdt), acc, id, width);
@@ -2345,9 +2386,10 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
             int n = sp->hi[sp->lane] - start < TC_BLOCK ? (int)(sp->hi[sp->lane] - start) : TC_BLOCK;
             R->T->idx[sp->lane] = start;
             if (!tc__vm_exec(R, n)) return 0;
-            tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
+            if (!R->check) tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
         }
     } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
+    if (R->check) return 1;
     tc__k_fold(vs->vdt, red, acc, width, h);
     tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : red, h, 1);
     return 1;
@@ -2667,6 +2709,7 @@ struct tc_pool {
     int n_threads;
 #if !defined(TC_NO_THREADS)
     pthread_t *threads;
+    struct tc__worker_arg *args; /* one per worker, freed with the pool */
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
     unsigned gen;  /* job generation */
@@ -2719,7 +2762,6 @@ TC__PRIVATE void *tc__pool_worker(void *arg) {
     tc_pool *P = ((tc__worker_arg *)arg)->pool;
     int tid = ((tc__worker_arg *)arg)->tid;
     unsigned seen = 0;
-    tc__mem_free(&P->alloc, arg);
     while (tc__pool_wait(P, seen)) {
         tc__job_fn fn;
         void *ctx;
@@ -2760,7 +2802,10 @@ TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **
     P->n_threads = 1;
 #if !defined(TC_NO_THREADS)
     P->threads = (pthread_t *)tc__mem_alloc(&al, sizeof(pthread_t) * (size_t)n_threads);
-    if (!P->threads) {
+    P->args = (tc__worker_arg *)tc__mem_alloc(&al, sizeof(tc__worker_arg) * (size_t)n_threads);
+    if (!P->threads || !P->args) {
+        tc__mem_free(&al, P->threads);
+        tc__mem_free(&al, P->args);
         tc__mem_free(&al, P);
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -2768,14 +2813,10 @@ TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **
     pthread_cond_init(&P->wake, NULL);
     pthread_cond_init(&P->done, NULL);
     while (P->n_threads < n_threads) {
-        tc__worker_arg *wa = (tc__worker_arg *)tc__mem_alloc(&al, sizeof *wa);
-        if (!wa) break;
+        tc__worker_arg *wa = &P->args[P->n_threads];
         wa->pool = P;
         wa->tid = P->n_threads;
-        if (pthread_create(&P->threads[P->n_threads - 1], NULL, tc__pool_worker, wa) != 0) {
-            tc__mem_free(&al, wa);
-            break;
-        }
+        if (pthread_create(&P->threads[P->n_threads - 1], NULL, tc__pool_worker, wa) != 0) break;
         P->n_threads++;
     }
     if (P->n_threads < n_threads) {
@@ -2805,6 +2846,7 @@ TC_API void tc_pool_free(tc_pool *pool) {
         pthread_cond_destroy(&pool->wake);
         pthread_cond_destroy(&pool->done);
         tc__mem_free(&al, pool->threads);
+        tc__mem_free(&al, pool->args);
     }
 #endif
     tc__mem_free(&al, pool);
@@ -3036,6 +3078,7 @@ typedef struct tc__vm_job {
     tc_plan *P;
     const tc__vm_splan *sp; /* one statement, or NULL: the row group [g0, g1) */
     int g0, g1;
+    int check;              /* the gather check pass of sp */
     int64_t n_chunks;
     int64_t next;
     int failed;
@@ -3067,6 +3110,7 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     R.P = J->P;
     R.sp = J->sp;
     R.T = &J->P->threads[tid];
+    R.check = J->check;
     for (;;) {
         int64_t c;
         int ok;
@@ -3125,6 +3169,24 @@ TC__PRIVATE tc_status tc__vm_run_job(tc_plan *P, tc_pool *pool, tc__vm_job *J, t
     return tc__set_error(err, TC_ERR_BACKEND, "run failed");
 }
 
+/* Checks every gather whose indices come from inputs before anything is
+   written (the generic path's items, running only the check slice). */
+TC__PRIVATE tc_status tc__vm_check_gathers(tc_plan *P, tc_pool *pool, tc_error *err) {
+    int s;
+    tc_status rc;
+    for (s = 0; s < P->ir->n_stmts; s++) {
+        const tc__vm_splan *sp = &P->stmts[s];
+        tc__vm_job J;
+        if (!sp->vs->check || sp->empty || sp->mk || sp->ct) continue;
+        J.P = P;
+        J.sp = sp;
+        J.check = 1;
+        J.n_chunks = sp->n_chunks;
+        if ((rc = tc__vm_run_job(P, pool, &J, err)) != TC_OK) return rc;
+    }
+    return TC_OK;
+}
+
 TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err) {
     int s;
     tc_status rc;
@@ -3132,6 +3194,7 @@ TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err)
         const tc__vm_splan *sp = &P->stmts[s];
         tc__vm_job J;
         J.P = P;
+        J.check = 0;
         if (P->group_end[s] > s + 1) { /* a row group */
             J.sp = NULL;
             J.g0 = s;
@@ -3268,7 +3331,13 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
             memset(P->temp[i], 0, (size_t)P->numel[i] * tc_dtype_size(ir->tensors[i].dtype));
         }
         P->unchecked = d->unchecked_gathers;
-        rc = tc__vm_run_stmts(P, d->pool, err);
+        rc = TC_OK;
+        for (i = 0; i < ir->n_outputs && !P->unchecked; i++)
+            if (!fresh[i]) { /* the caller's buffer: check gathers before writing */
+                rc = tc__vm_check_gathers(P, d->pool, err);
+                break;
+            }
+        if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
         if (rc != TC_OK) tc__vm_free_new_outputs(P, d->outputs, fresh);
     }
     if (fresh != fresh_local) tc__mem_free(&P->prog->alloc, fresh);

@@ -358,7 +358,15 @@ static tc_status src_run(const tc_program *p, tc_tensor *in, int nin, tc_tensor 
     return tc_run(p, &rd, err);
 }
 
-/* max and a sum over every dtype; float16 as storage. */
+/* float16 bits to float (test-local: exact for every half). */
+static double tv_half(uint16_t h) {
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp((double)m, -24) : e == 31 ? (m ? NAN : INFINITY)
+                                                        : ldexp((double)(m + 1024), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* max over every dtype; float16 as storage. */
 static void test_every_dtype(void) {
     static const tc_dtype types[] = {TC_BOOL, TC_INT8, TC_INT16, TC_INT32, TC_INT64, TC_UINT8,
                                      TC_UINT16, TC_UINT32, TC_UINT64, TC_FLOAT16, TC_FLOAT32,
@@ -413,7 +421,7 @@ static void test_every_dtype(void) {
             case TC_FLOAT16: {
                 uint16_t u, v, w;
                 memcpy(&u, a + i * 2, 2); memcpy(&v, b + i * 2, 2); memcpy(&w, c + i * 2, 2);
-                x = (double)tc__half_to_float(u); y = (double)tc__half_to_float(v); z = (double)tc__half_to_float(w);
+                x = tv_half(u); y = tv_half(v); z = tv_half(w);
                 break;
             }
             default: break;
@@ -790,6 +798,56 @@ static void test_pooling(void) {
     }
 }
 
+
+/* A gather failing late (second statement, third block, under a `?:`)
+   leaves every caller output untouched: gathers whose indices come from
+   inputs are checked before anything is written. */
+static void test_gather_precheck(void) {
+    tc_program *p = src_compile(
+        "def g(float(N) X, float(V) E, int32(N) I) -> (O, G) {\n"
+        "  O(i) = X(i) * 2\n"
+        "  G(i) = I(i) >= 0 ? E(I(i)) : -1.0\n"
+        "}");
+    static float X[700], E[10], O[700], G[700];
+    static int32_t I[700];
+    tc_tensor in[3], out[2];
+    tc_error err;
+    tc_pool *pool = NULL;
+    int i, pass, ok;
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(tc_pool_create(2, NULL, &pool, &err) == TC_OK);
+    for (i = 0; i < 700; i++) { X[i] = (float)i; I[i] = i % 10 - (i % 7 == 0); }
+    for (i = 0; i < 10; i++) E[i] = (float)(100 + i);
+    in[0] = hb_ten(TC_FLOAT32, X, 1, 700);
+    in[1] = hb_ten(TC_FLOAT32, E, 1, 10);
+    in[2] = hb_ten(TC_INT32, I, 1, 700);
+    out[0] = hb_ten(TC_FLOAT32, O, 1, 700);
+    out[1] = hb_ten(TC_FLOAT32, G, 1, 700);
+    CHECKF(src_run(p, in, 3, out, 2, &err) == TC_OK, "%s", err.msg);
+    ok = 1;
+    for (i = 0; i < 700; i++) ok &= O[i] == 2.0f * X[i] && G[i] == (I[i] >= 0 ? E[I[i]] : -1.0f);
+    CHECK(ok);
+    for (pass = 0; pass < 2; pass++) {
+        tc_run_desc rd;
+        memset(&rd, 0, sizeof rd);
+        rd.inputs = in, rd.n_inputs = 3, rd.outputs = out, rd.n_outputs = 2;
+        rd.pool = pass ? pool : NULL;
+        I[600] = 10; /* out of range, in the third block of the second statement */
+        for (i = 0; i < 700; i++) O[i] = G[i] = 7.0f;
+        CHECK(tc_run(p, &rd, &err) == TC_ERR_BOUNDS && strstr(err.msg, "E"));
+        ok = 1;
+        for (i = 0; i < 700; i++) ok &= O[i] == 7.0f && G[i] == 7.0f;
+        CHECKF(ok, "outputs written before the failing gather (pass %d)", pass);
+        I[600] = -5; /* guarded by ?: : fine */
+        CHECKF(tc_run(p, &rd, &err) == TC_OK, "%s", err.msg);
+        CHECK(G[600] == -1.0f && O[600] == 1200.0f);
+        I[600] = 3;
+    }
+    tc_pool_free(pool);
+    tc_program_free(p);
+}
+
 int main(void) {
     RUN(test_add);
     RUN(test_matmul);
@@ -809,5 +867,6 @@ int main(void) {
     RUN(test_contractions);
     RUN(test_conv_f64_empty);
     RUN(test_pooling);
+    RUN(test_gather_precheck);
     return th_report();
 }
