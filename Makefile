@@ -20,7 +20,7 @@ WARN := -Wall -Wextra -Wpedantic -Werror
 OPT := -O2 -march=native
 SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 TSAN := -O1 -g -fsanitize=thread
-HDRS := tc.h $(wildcard src/*.h) $(wildcard tc_opencl.h)
+HDRS := tc.h $(wildcard tc_opencl.h)
 LIBS := -lm -pthread
 
 # The OpenCL back end is built into build/tc when headers and loader exist.

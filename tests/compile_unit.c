@@ -10,6 +10,10 @@
 #define TC_IMPLEMENTATION
 #endif
 #include "tc.h"
+#if defined(TEST_OPENCL) && !defined(TEST_NO_IMPL)
+#define TC_OPENCL_IMPLEMENTATION
+#include "tc_opencl.h"
+#endif
 #include <string.h>
 
 #if defined(TEST_NO_IMPL)

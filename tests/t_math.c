@@ -1,6 +1,6 @@
 /* [tc:math]: every builtin against known values (double and float), the
    vector float kernels against libm double over a dense sample of all float
-   bit patterns (asserting the error bounds stated in src/tc_math.h),
+   bit patterns (asserting the error bounds stated in tc.h [tc:math]),
    special values, scalar/block agreement, and float16 conversion. */
 #define TC_IMPLEMENTATION
 #include "tc.h"
@@ -307,7 +307,7 @@ static double tm_ref_rsqrt(double x) { return 1.0 / sqrt(x); }
 typedef struct tm_kernel {
     tc_builtin b;
     tm_ref_fn ref;
-    double bound;    /* ulp, as stated in src/tc_math.h */
+    double bound;    /* ulp, as stated in tc.h [tc:math] */
     unsigned stride; /* dense sweep: every stride-th bit pattern (x TM_STRIDE / 97) */
 } tm_kernel;
 
