@@ -33,7 +33,7 @@
        TC_ASSERT(c)                       assert(c)        internal invariants only, never user input
        TC_NO_THREADS                      off              same API, every run on the calling thread
        TC_MAX_THREADS                     64               largest pool
-       TC_BLOCK                           256              VM lanes per instruction
+       TC_BLOCK                           512              VM lanes per instruction
        TC_MAX_RANK                        8                tensor rank limit (header part too)
        TC_MAX_DEPTH                       256              expression nesting limit
        TC_MAX_SOURCE                      16 MiB           source length limit
@@ -238,7 +238,10 @@ TC_API tc_status tc_run(const tc_program *p, const tc_run_desc *d, tc_error *err
 TC_API void tc_tensor_free(const tc_program *p, tc_tensor *t);
 
 /* Plans: everything a run needs for fixed input shapes, made once. A run
-   through a plan with caller-provided outputs allocates nothing. Inputs to
+   through a plan with caller-provided outputs allocates nothing, except in
+   defs that gather through indices they compute themselves: those stage
+   the caller's outputs in scratch so a failing gather leaves them as they
+   were. Inputs to
    tc_plan_run must have the shapes the plan was made for. */
 TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_plan **out,
                                 tc_error *err);
@@ -568,7 +571,7 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #define TC_MAX_THREADS 64
 #endif
 #ifndef TC_BLOCK
-#define TC_BLOCK 256
+#define TC_BLOCK 512
 #endif
 #ifndef TC_MAX_DEPTH
 #define TC_MAX_DEPTH 256
@@ -6696,7 +6699,7 @@ TC__PRIVATE void tc__ct_gemv_task(const tc__contract_shape *sh, const float *X, 
         /* contiguous along K: only the block's first offsets are used */
         tc__ct_offsets(&sh->k, k0, direct ? 1 : kcb, w->kx, w->ky, NULL);
         for (g = 0; g < mcb; g += TC__CT_GV_RG) {
-            const float *rows[TC__CT_GV_RG], *vec;
+            const float *rows[TC__CT_GV_RG] = {0}, *vec;
             int nr = mcb - g < TC__CT_GV_RG ? (int)(mcb - g) : TC__CT_GV_RG;
             vec = tc__ct_gemv_src(sh, X, Y, sh->x0 + bx, sh->y0 + by, g, nr, kcb, w, rows);
             tc__ct_dot(rows, vec, kcb, p + g);
@@ -10072,6 +10075,46 @@ TC__PRIVATE tc_status tc__vm_alloc_outputs(const tc_plan *P, tc_tensor *out, int
     return TC_OK;
 }
 
+/* Whether some gather's indices come from data the def computes: those are
+   checked as the run goes, not before it (tc__vm_check_slice). */
+TC__PRIVATE int tc__vm_late_gathers(const tc_plan *P) {
+    int s, r;
+    for (s = 0; s < P->ir->n_stmts; s++) {
+        const tc__vm_stmt *vs = P->stmts[s].vs;
+        for (r = 0; r < vs->n_reads; r++)
+            if (vs->reads[r].gather && !vs->check) return 1;
+    }
+    return 0;
+}
+
+/* Runs the statements with the caller's own output buffers staged in
+   scratch copies, copied back only when the whole run succeeded: a late
+   gather failure then leaves the caller's outputs untouched. */
+TC__PRIVATE tc_status tc__vm_run_staged(tc_plan *P, const tc_run_desc *d, const int *fresh,
+                                        tc_error *err) {
+    const tc_ir_def *ir = P->ir;
+    int i, base = ir->n_inputs;
+    tc_status rc = TC_OK;
+    for (i = 0; i < ir->n_outputs && rc == TC_OK; i++) {
+        size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(ir->tensors[base + i].dtype);
+        if (fresh[i]) continue;
+        P->ptr[base + i] = (unsigned char *)tc__mem_alloc(&P->prog->alloc, bytes);
+        if (!P->ptr[base + i])
+            rc = tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (staging %s)",
+                               ir->tensors[base + i].name);
+        else memcpy(P->ptr[base + i], d->outputs[i].data, bytes); /* += accumulates into it */
+    }
+    if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
+    for (i = 0; i < ir->n_outputs; i++) {
+        size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(ir->tensors[base + i].dtype);
+        if (fresh[i] || P->ptr[base + i] == (unsigned char *)d->outputs[i].data) continue;
+        if (rc == TC_OK && P->ptr[base + i]) memcpy(d->outputs[i].data, P->ptr[base + i], bytes);
+        tc__mem_free(&P->prog->alloc, P->ptr[base + i]);
+        P->ptr[base + i] = (unsigned char *)d->outputs[i].data;
+    }
+    return rc;
+}
+
 TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
     int fresh_local[16], *fresh = fresh_local, i;
     tc_status rc;
@@ -10106,9 +10149,12 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
         for (i = 0; i < ir->n_outputs && !P->unchecked; i++)
             if (!fresh[i]) { /* the caller's buffer: check gathers before writing */
                 rc = tc__vm_check_gathers(P, d->pool, err);
+                if (rc == TC_OK && tc__vm_late_gathers(P)) rc = tc__vm_run_staged(P, d, fresh, err);
+                else if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
                 break;
             }
-        if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
+        if (rc == TC_OK && (P->unchecked || i == ir->n_outputs))
+            rc = tc__vm_run_stmts(P, d->pool, err);
         if (rc != TC_OK) tc__vm_free_new_outputs(P, d->outputs, fresh);
     }
     if (fresh != fresh_local) tc__mem_free(&P->prog->alloc, fresh);
