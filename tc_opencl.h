@@ -10,7 +10,7 @@
        char *cl = NULL;
        const tc_ir_def *ir = tc_program_ir(prog, tc_program_find(prog, NULL));
        if (tc_ocl_emit(ir, NULL, 1, NULL, &cl, &err) == TC_OK) {
-           puts(cl);
+           save_kernels(cl);                 // yours: cl is NUL-terminated OpenCL C
            tc_ocl_free_source(cl, NULL);
        }
 

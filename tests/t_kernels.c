@@ -31,18 +31,6 @@ static tc_program *kc_compile(const char *src, const char *what) {
     return st == TC_OK ? p : NULL;
 }
 
-static tc_status kc_vm(const tc_program *p, const tc_tensor *in, int n_in, tc_tensor *out,
-                       int n_out, tc_pool *pool, tc_error *err) {
-    tc_run_desc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.inputs = in;
-    rd.n_inputs = n_in;
-    rd.outputs = out;
-    rd.n_outputs = n_out;
-    rd.pool = pool;
-    return tc_run(p, &rd, err);
-}
-
 /* Caller buffers shaped like `like`: copies of `pre` when given, else zeroed. */
 static void kc_buffers(const tc_tensor *like, const tc_tensor *pre, tc_tensor *out, int n) {
     int i;

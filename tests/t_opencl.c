@@ -26,6 +26,7 @@
 #include "harness.h"
 #include "ref_eval.h"
 #include "kernel_cases.h"
+#include "fail_alloc.h"
 #if defined(TC_OPENCL_RUNNER)
 #include <sys/wait.h>
 #include <unistd.h>
@@ -274,33 +275,6 @@ static void test_emit_malformed(void) {
     CHECK(tc_ocl_emit(&d, NULL, 0, NULL, &text, &err) == TC_ERR_INVALID_ARGUMENT && !text);
 }
 
-/* An allocator that fails the Nth allocation and counts live blocks. */
-typedef struct ot_fail {
-    long count, fail_at, live;
-} ot_fail;
-static void *ot_fail_alloc(size_t n, void *u) {
-    ot_fail *f = (ot_fail *)u;
-    void *p;
-    if (++f->count == f->fail_at) return NULL;
-    p = malloc(n);
-    if (p) f->live++;
-    return p;
-}
-static void ot_fail_free(void *p, void *u) {
-    ot_fail *f = (ot_fail *)u;
-    if (!p) return;
-    f->live--;
-    free(p);
-}
-static tc_allocator ot_fail_allocator(ot_fail *f) {
-    tc_allocator a;
-    a.alloc_fn = ot_fail_alloc;
-    a.realloc_fn = NULL;
-    a.free_fn = ot_fail_free;
-    a.user = f;
-    return a;
-}
-
 static void test_emit_oom(void) {
     tc_program *p = ot_compile(KC_SOFTMAX "def g(float(N) A, int32(M) I) -> (O) {\n"
                                           "    O(i) = I(i) > 0 ? A(I(i)) + A(I(i) - 1) : 0.0\n}\n");
@@ -308,14 +282,15 @@ static void test_emit_oom(void) {
     int ok = 1, steps = 0;
     if (!p) return;
     for (n = 1; n < 100000; n++) {
-        ot_fail f;
+        fa_state f;
         tc_allocator a;
         tc_error err;
         char *text = NULL;
         tc_status st;
         memset(&f, 0, sizeof f);
         f.fail_at = n;
-        a = ot_fail_allocator(&f);
+        a = fa_allocator(&f);
+        a.realloc_fn = NULL; /* exercise the alloc+free emulation of realloc */
         st = tc_ocl_emit(ot_ir(p), NULL, 1, &a, &text, &err);
         tc_ocl_free_source(text, &a);
         if (f.live != 0 || (st != TC_OK && (st != TC_ERR_OUT_OF_MEMORY || text))) ok = 0;
@@ -330,16 +305,6 @@ static void test_emit_oom(void) {
 #if defined(TC_OPENCL_RUNNER)
 static tc_ocl_runner *g_baked, *g_sym; /* sizes baked in / sizes as arguments */
 
-static tc_status ot_vm(const tc_program *p, const tc_tensor *in, int n_in, tc_tensor *out,
-                       int n_out, tc_error *err) {
-    tc_run_desc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.inputs = in;
-    rd.n_inputs = n_in;
-    rd.outputs = out;
-    rd.n_outputs = n_out;
-    return tc_run(p, &rd, err);
-}
 static tc_status ot_ocl(tc_ocl_runner *r, const tc_program *p, const tc_tensor *in, int n_in,
                         tc_tensor *out, int n_out, tc_error *err) {
     tc_run_desc rd;
@@ -391,7 +356,7 @@ static void ot_run_case(const kc_case *k, int mask) {
         have_pre = st == TC_OK;
     }
     ot_outputs(have_pre ? pre : NULL, want, n_out);
-    st = ot_vm(p, in, n_in, want, n_out, &err);
+    st = kc_vm(p, in, n_in, want, n_out, NULL, &err);
     CHECKF(st == TC_OK, "%s (%s): tc_run: %s", k->family, k->sizes, err.msg);
     for (r = 0; st == TC_OK && r < 2; r++) {
         tc_ocl_runner *R = r ? g_sym : g_baked;
@@ -757,7 +722,7 @@ static void ot_gather_oob(tc_ocl_runner *R, tc_dtype it, int64_t bad_value) {
     out[1] = ot_tensor(TC_FLOAT32, 1, 6, 0);
     for (i = 0; i < 18; i++) ((float *)out[0].data)[i] = 42.0f;
     for (i = 0; i < 6; i++) ((float *)out[1].data)[i] = 43.0f;
-    s1 = ot_vm(p, in, 2, out, 2, &e1);
+    s1 = kc_vm(p, in, 2, out, 2, NULL, &e1);
     s2 = ot_ocl(R, p, in, 2, out, 2, &e2);
     for (i = 0; i < 18; i++) untouched &= ((float *)out[0].data)[i] == 42.0f;
     for (i = 0; i < 6; i++) untouched &= ((float *)out[1].data)[i] == 43.0f;
@@ -944,7 +909,7 @@ static void test_layouts(void) {
     for (r = 0; r < 2; r++) {
         memset(o1, 0, sizeof o1);
         memset(o2, 0, sizeof o2);
-        CHECK(ot_vm(p, in, 2, o1, 1, &e) == TC_OK);
+        CHECK(kc_vm(p, in, 2, o1, 1, NULL, &e) == TC_OK);
         CHECKF(ot_ocl(r ? g_sym : g_baked, p, in, 2, o2, 1, &e) == TC_OK, "%s", e.msg);
         CHECKF(kc_compare(&o2[0], &o1[0], KC_REDUCE, why, sizeof why), "strided: %s", why);
         tc_tensor_free(p, &o1[0]);
@@ -982,7 +947,7 @@ static void test_run_oom(void) {
     int ok = 1, steps = 0, done = 0;
     if (!p) return;
     for (n = 1; n < 2000 && !done; n++) {
-        ot_fail f;
+        fa_state f;
         tc_ocl_runner_desc d;
         tc_ocl_runner *r = NULL;
         tc_tensor in[1], out[4];
@@ -992,7 +957,8 @@ static void test_run_oom(void) {
         memset(&f, 0, sizeof f);
         memset(&d, 0, sizeof d);
         f.fail_at = n;
-        d.allocator = ot_fail_allocator(&f);
+        d.allocator = fa_allocator(&f);
+        d.allocator.realloc_fn = NULL;
         in[0] = ot_tensor(TC_FLOAT32, 2, 3, 4);
         memset(out, 0, sizeof out);
         st = tc_ocl_runner_create(&d, &r, &e);

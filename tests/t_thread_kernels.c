@@ -57,20 +57,13 @@ static tc_program *kt_compile(const char *src) {
 static tc_status kt_run(const tc_program *p, const tc_tensor *in, int n_in, const tc_tensor *like,
                         const tc_tensor *pre, tc_tensor *out, int n_out, tc_pool *pool,
                         tc_error *err) {
-    tc_run_desc rd;
     int i;
     for (i = 0; i < n_out; i++) {
         out[i] = pre ? kc_copy(&pre[i]) : like[i];
         if (!pre)
             out[i].data = calloc((size_t)ref_numel(&like[i]) + 1, tc_dtype_size(like[i].dtype));
     }
-    memset(&rd, 0, sizeof rd);
-    rd.inputs = in;
-    rd.n_inputs = n_in;
-    rd.outputs = out;
-    rd.n_outputs = n_out;
-    rd.pool = pool;
-    return tc_run(p, &rd, err);
+    return kc_vm(p, in, n_in, out, n_out, pool, err);
 }
 
 typedef struct kt_job { /* one caller thread running a shared program */
