@@ -576,6 +576,9 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #ifndef TC_MAX_DEPTH
 #define TC_MAX_DEPTH 256
 #endif
+#ifndef TC_STREAM_BYTES /* outputs from this size on bypass the caches (0: never) */
+#define TC_STREAM_BYTES (8 << 20)
+#endif
 #ifndef TC_MAX_SOURCE
 #define TC_MAX_SOURCE (16 * 1024 * 1024)
 #endif
@@ -588,6 +591,10 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf only: the library never prints */
 #include <string.h>
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h> /* streaming stores */
+#define TC__HAVE_STREAM 1
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TC__PRIVATE static __attribute__((unused))
@@ -6887,6 +6894,7 @@ typedef struct tc__vm_stmt {
     tc__vm_contract contract;
     const tc__contract *engine; /* the packed contraction engine's plan, or NULL */
     unsigned char *check;       /* per instruction: in the gather check slice (or NULL) */
+    unsigned char *chain;       /* per instruction: fused chain length (2, 3) or 0; or NULL */
 } tc__vm_stmt;
 
 typedef struct tc__vm_def {
@@ -6957,6 +6965,7 @@ typedef struct tc__vm_emit {
     unsigned char *has_read;
     int n_pro;          /* prologue: block-invariant instructions */
     unsigned char *inv; /* per virtual register: block-invariant */
+    unsigned char *chain; /* per instruction: length of the fused chain it starts */
 } tc__vm_emit;
 
 TC__PRIVATE int tc__vm_fail(tc__vm_emit *E, const char *what) {
@@ -7302,6 +7311,13 @@ TC__PRIVATE int tc__vm_pack_regs(tc__vm_emit *E, int value, int *n_phys, int *va
         for (k = 0; k < n; k++) last[*ops[k]] = i;
     }
     last[value] = E->n_ins;
+    for (i = 0; E->chain && i < E->n_ins; i++) /* a chain reads its operands until its end */
+        if (E->chain[i]) {
+            for (k = i; k < i + E->chain[i]; k++) {
+                if (last[E->ins[k].b] < i + E->chain[i] - 1) last[E->ins[k].b] = i + E->chain[i] - 1;
+                if (last[E->ins[k].c] < i + E->chain[i] - 1) last[E->ins[k].c] = i + E->chain[i] - 1;
+            }
+        }
     for (i = 0; i < E->n_ins; i++) /* block-invariant values keep their register */
         if (E->inv && E->inv[E->ins[i].a] && tc__ops[E->ins[i].op].fmt[0] == 'V')
             last[E->ins[i].a] = E->n_ins;
@@ -7478,6 +7494,65 @@ TC__PRIVATE int tc__vm_hoist(tc__vm_emit *E) {
     return E->n_pro;
 }
 
+/* float32 + - * / whose result is its only use's left operand (+ and *
+   swap their operands to make it so): the next link of a fused chain. */
+TC__PRIVATE int tc__vm_chain_op(const tc__vm_ins *in) {
+    return in->dt == TC_FLOAT32 && in->op >= TC_OP_ADD && in->op <= TC_OP_DIV;
+}
+TC__PRIVATE int tc__vm_chain_next(tc__vm_emit *E, const int *uses, int i) {
+    int r = E->ins[i].a, j;
+    if (uses[r] != 1) return -1;
+    for (j = i + 1; j < E->n_ins; j++) {
+        tc__vm_ins *in = &E->ins[j];
+        unsigned src[5];
+        int k, ns = tc__vm_sources(in, src), reads = 0;
+        for (k = 0; k < ns; k++) reads |= src[k] == (unsigned)r;
+        if (!reads) continue;
+        if (!tc__vm_chain_op(in)) return -1;
+        if (in->c == r && (in->op == TC_OP_ADD || in->op == TC_OP_MUL)) { /* IEEE + and * commute */
+            in->c = in->b;
+            in->b = (uint16_t)r;
+        }
+        return in->b == r ? j : -1;
+    }
+    return -1;
+}
+
+/* Fused chains ([tc:kernels] tc__k_chain_f32): up to three float32 ops
+   each feeding only the next one run as one pass over the block. The
+   instructions between the links (loads of the other operands; they
+   cannot read a link's value, used only by the next link) move ahead of
+   the chain so its links are adjacent. Runs on virtual registers. */
+TC__PRIVATE int tc__vm_chains(tc__vm_emit *E, int value) {
+    int *uses = (int *)tc__alloc_n(E->C, (size_t)E->n_vregs + 1, sizeof(int));
+    tc__vm_ins moved[3];
+    int i, k;
+    E->chain = (unsigned char *)tc__alloc_n(E->C, (size_t)E->n_ins + 1, 1);
+    if (!uses || !E->chain) return 0;
+    for (i = 0; i < E->n_ins; i++) {
+        unsigned src[5];
+        int ns = tc__vm_sources(&E->ins[i], src);
+        for (k = 0; k < ns; k++) uses[src[k]]++;
+    }
+    uses[value]++; /* the store reads it */
+    for (i = E->n_pro; i < E->n_ins; i++) {
+        int link[3], n = 1, at, o;
+        if (!tc__vm_chain_op(&E->ins[i]) || (E->inv && E->inv[E->ins[i].a])) continue;
+        link[0] = i;
+        while (n < 3 && (link[n] = tc__vm_chain_next(E, uses, link[n - 1])) >= 0) n++;
+        if (n < 2) continue;
+        for (k = 0; k < n; k++) moved[k] = E->ins[link[k]];
+        for (at = i, o = i, k = 0; o <= link[n - 1]; o++) { /* others keep their order, first */
+            if (k < n && o == link[k]) { k++; continue; }
+            E->ins[at++] = E->ins[o];
+        }
+        for (k = 0; k < n; k++) E->ins[at + k] = moved[k];
+        E->chain[at] = (unsigned char)n;
+        i = at + n - 1;
+    }
+    return 1;
+}
+
 /* The gather check slice: the instructions the GIDX checks need (their
    index and mask operands, transitively). When those read only inputs,
    the run can check every gather of the statement before anything is
@@ -7522,7 +7597,8 @@ TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_i
     s->vdt = tc__vm_compute_dtype(def->tensors[st->tensor].dtype);
     if (!tc__vm_mark_reads(&E)) return 0;
     value = tc__vm_emit_expr(&E);
-    if (value < 0 || tc__vm_hoist(&E) < 0 || !tc__vm_check_slice(&E, &s->check) ||
+    if (value < 0 || tc__vm_hoist(&E) < 0 || !tc__vm_chains(&E, value) ||
+        !tc__vm_check_slice(&E, &s->check) ||
         !tc__vm_pack_regs(&E, value, &nphys, &vphys))
         return 0;
     s->n_pro = E.n_pro;
@@ -7534,6 +7610,7 @@ TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_i
     s->consts = E.consts;
     s->n_regs = nphys;
     s->value = vphys;
+    s->chain = E.chain;
     tc__vm_find_contraction(st, s);
     return tc__vm_verify(C, def, s);
 }
@@ -7696,6 +7773,123 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
     default: break;
     }
 }
+/* Float arithmetic with one lane-uniform operand, read once as a scalar
+   (no broadcast pass): vector op scalar (sv = 0) or scalar op vector. */
+#define TC__VM_ARITH_UNI(sfx, T)                                                             \
+    TC__PRIVATE void tc__k_arith_uni_##sfx(int op, void *dv, const void *av, T s, int sv,    \
+                                           int n) {                                          \
+        T *TC__RESTRICT d = (T *)dv;                                                         \
+        const T *TC__RESTRICT a = (const T *)av;                                             \
+        int i;                                                                               \
+        switch (op) {                                                                        \
+        case TC_OP_ADD: TC__VM_LOOP(a[i] + s); break;                                        \
+        case TC_OP_MUL: TC__VM_LOOP(a[i] * s); break;                                        \
+        case TC_OP_SUB:                                                                      \
+            if (sv) TC__VM_LOOP(s - a[i]);                                                   \
+            else TC__VM_LOOP(a[i] - s);                                                      \
+            break;                                                                           \
+        case TC_OP_DIV:                                                                      \
+            if (sv) TC__VM_LOOP(s / a[i]);                                                   \
+            else TC__VM_LOOP(a[i] / s);                                                      \
+            break;                                                                           \
+        case TC_OP_MIN:                                                                      \
+            if (sv) TC__VM_LOOP(tc__e_min_##sfx(s, a[i]));                                   \
+            else TC__VM_LOOP(tc__e_min_##sfx(a[i], s));                                      \
+            break;                                                                           \
+        case TC_OP_MAX:                                                                      \
+            if (sv) TC__VM_LOOP(tc__e_max_##sfx(s, a[i]));                                   \
+            else TC__VM_LOOP(tc__e_max_##sfx(a[i], s));                                      \
+            break;                                                                           \
+        default: break;                                                                      \
+        }                                                                                    \
+    }
+TC__VM_ARITH_UNI(f32, float)
+TC__VM_ARITH_UNI(f64, double)
+#undef TC__VM_ARITH_UNI
+
+/* Fused float32 chains: d = ((a o1 b) o2 c) o3 e, o1..o3 in + - * /, the
+   chain's value always the left operand (the compiler orders + and *
+   operands so). Each step rounds exactly as its own instruction would:
+   contraction into fma is off here, so fusing never changes a bit. The
+   intermediates stay in CPU registers: one pass over the block instead of
+   one per instruction (stencils, a * x + b, (x - m) / s * g + b). */
+#define TC__FX_ADD(x, y) ((x) + (y))
+#define TC__FX_SUB(x, y) ((x) - (y))
+#define TC__FX_MUL(x, y) ((x) * (y))
+#define TC__FX_DIV(x, y) ((x) / (y))
+/* the op lists, one per nesting level (a macro cannot expand inside itself) */
+#define TC__FX_L1(X) X(ADD) X(SUB) X(MUL) X(DIV)
+#define TC__FX_L2(X, O1) X(O1, ADD) X(O1, SUB) X(O1, MUL) X(O1, DIV)
+#define TC__FX_L3(X, O1, O2) X(O1, O2, ADD) X(O1, O2, SUB) X(O1, O2, MUL) X(O1, O2, DIV)
+/* chain code: o1 and o2 in 0..3, o3 in 1..4 (0: a pair) */
+#define TC__FX_CODE(o1, o2, o3) ((o1) * 20 + (o2) * 5 + (o3))
+#define TC__FX_OP(O) (TC_OP_##O - TC_OP_ADD)
+#define TC__FX_C3(O1, O2, O3)                                                                \
+    case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), TC__FX_OP(O3) + 1):                       \
+        for (i = 0; i < n; i++) d[i] = TC__FX_##O3(TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]), e[i]); \
+        break;
+#define TC__FX_C2(O1, O2)                                                                    \
+    case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
+        for (i = 0; i < n; i++) d[i] = TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]);           \
+        break;                                                                               \
+        TC__FX_L3(TC__FX_C3, O1, O2)
+#define TC__FX_C1(O1) TC__FX_L2(TC__FX_C2, O1)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
+                                 const float *TC__RESTRICT b, const float *TC__RESTRICT c,
+                                 const float *TC__RESTRICT e, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+    int i;
+    switch (code) {
+        TC__FX_L1(TC__FX_C1)
+    default: break;
+    }
+}
+
+/* x / 2^k and x * 2^-k are the same real number, so they round alike: a
+   power-of-two divisor whose reciprocal is a float (subnormal included)
+   becomes a multiplication (layernorm's / N). Replaces *v; 1 when it did. */
+TC__PRIVATE int tc__pow2_reciprocal_f32(float *v) {
+    int e;
+    float m = frexpf(*v, &e); /* *v = m 2^e, |m| in [0.5, 1) */
+    if ((m != 0.5f && m != -0.5f) || e < -126) return 0; /* 1 / 2^-127 is the largest */
+    *v = ldexpf(m < 0.0f ? -2.0f : 2.0f, -e); /* 1 / (0.5 2^e) */
+    return 1;
+}
+TC__PRIVATE int tc__pow2_reciprocal_f64(double *v) {
+    int e;
+    double m = frexp(*v, &e);
+    if ((m != 0.5 && m != -0.5) || e < -1022) return 0;
+    *v = ldexp(m < 0.0 ? -2.0 : 2.0, -e);
+    return 1;
+}
+
+/* op on float lanes a and the lane-uniform scalar at s (scalar_first: s is
+   the left operand). 0: not handled here (other ops and dtypes). */
+TC__PRIVATE int tc__k_arith_uniform(int op, tc_dtype t, void *d, const void *a, const void *s,
+                                    int scalar_first, int n) {
+    if (op < TC_OP_ADD || op > TC_OP_MAX || op == TC_OP_MOD) return 0;
+    if (t == TC_FLOAT32) {
+        float v;
+        memcpy(&v, s, sizeof v);
+        if (op == TC_OP_DIV && !scalar_first && tc__pow2_reciprocal_f32(&v)) op = TC_OP_MUL;
+        tc__k_arith_uni_f32(op, d, a, v, scalar_first, n);
+        return 1;
+    }
+    if (t == TC_FLOAT64) {
+        double v;
+        memcpy(&v, s, sizeof v);
+        if (op == TC_OP_DIV && !scalar_first && tc__pow2_reciprocal_f64(&v)) op = TC_OP_MUL;
+        tc__k_arith_uni_f64(op, d, a, v, scalar_first, n);
+        return 1;
+    }
+    return 0;
+}
+
 TC__PRIVATE void tc__k_cmp(int op, tc_dtype t, void *d, const void *a, const void *b, int n) {
     switch (t) {
 #define TC__VM_CMP_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_cmp_##sfx(op, d, a, b, n); break;
@@ -8140,6 +8334,31 @@ TC__PRIVATE void tc__k_store(tc_dtype st, tc_reduce r, unsigned char *p, int64_t
     }
 }
 
+/* Copies n bytes to dst with non-temporal (streaming) stores where the
+   target has them: an output far larger than the caches is written without
+   first reading each line into them (a third less memory traffic for
+   y = f(x)), and without evicting the inputs. The caller fences once its
+   stores are done (tc__k_stream_fence). */
+TC__PRIVATE void tc__k_stream(void *dst, const void *src, size_t n) {
+#if defined(TC__HAVE_STREAM)
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    size_t head = (16 - (size_t)((uintptr_t)d & 15)) & 15, i;
+    if (head > n) head = n;
+    memcpy(d, s, head);
+    for (i = head; i + 16 <= n; i += 16)
+        _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+    memcpy(d + i, s + i, n - i);
+#else
+    memcpy(dst, src, n);
+#endif
+}
+TC__PRIVATE void tc__k_stream_fence(void) {
+#if defined(TC__HAVE_STREAM)
+    _mm_sfence();
+#endif
+}
+
 /* ---- contraction microkernel -----------------------------------------------
    W(rows x lanes) (+)= sum over t of X[ox[t] + r*xr] * Y[oy[t] + l*ys]: the
    register-blocked outer product behind matmul, batched matmul and
@@ -8339,6 +8558,7 @@ typedef struct tc__vm_splan {
     int init;           /* 1: fill the tensor with the identity first */
     int fused;          /* `!` folded into the accumulator: the store assigns */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
+    int stream;         /* ... a large one nothing reads later: streaming stores */
     int wt;             /* written tensor */
     tc__vm_rplan *reads;
     /* contraction microkernel (mk): X constant along the lanes, Y along them */
@@ -8601,6 +8821,38 @@ TC__PRIVATE void tc__vm_spread(tc__vm_thread *T, const unsigned *src, int ns, in
     }
 }
 
+/* A float binary op with exactly one lane-uniform operand runs on the
+   scalar kernels (no broadcast pass; a uniform divisor is not divided per
+   lane). 0: not taken. */
+TC__PRIVATE int tc__vm_uniform_arith(const tc__vm_thread *T, const tc__vm_ins *in, void *d, int n) {
+    int ub = (T->uni[in->b] & TC__VM_UNI) != 0, uc = (T->uni[in->c] & TC__VM_UNI) != 0;
+    if (ub == uc) return 0;
+    return tc__k_arith_uniform(in->op, (tc_dtype)in->dt, d, T->rp[ub ? in->c : in->b],
+                               T->rp[ub ? in->b : in->c], ub, n);
+}
+
+/* A fused chain of len links from `in` (the compiler's tc__vm_chains):
+   one pass of tc__k_chain_f32; lane-uniform operands are spread first.
+   0: the chain starts lane-uniform, so the links run one by one. */
+TC__PRIVATE int tc__vm_exec_chain(tc__vm_run *R, const tc__vm_ins *in, int len, int direct, int n) {
+    tc__vm_thread *T = R->T;
+    const tc__vm_ins *last = in + len - 1;
+    unsigned src[4];
+    int code, k;
+    void *d;
+    if ((T->uni[in->b] & TC__VM_UNI) && (T->uni[in->c] & TC__VM_UNI)) return 0;
+    src[0] = in->b;
+    for (k = 0; k < len; k++) src[k + 1] = in[k].c;
+    tc__vm_spread(T, src, len + 1, n);
+    code = TC__FX_CODE(in[0].op - TC_OP_ADD, in[1].op - TC_OP_ADD, len == 3 ? in[2].op - TC_OP_ADD + 1 : 0);
+    d = direct ? T->direct : TC__VM_REG(T, last->a);
+    tc__k_chain_f32(code, (float *)d, (const float *)T->rp[src[0]], (const float *)T->rp[src[1]],
+                    (const float *)T->rp[src[2]], len == 3 ? (const float *)T->rp[src[3]] : NULL, n);
+    T->rp[last->a] = d;
+    T->uni[last->a] = 0;
+    return 1;
+}
+
 TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc__vm_ins *end,
                                   int n) {
     const tc__vm_stmt *vs = R->sp->vs;
@@ -8613,11 +8865,22 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
         unsigned src[5];
         int ns;
         if (R->check && !vs->check[in - vs->ins]) continue;
+        if (!R->check && vs->chain && vs->chain[in - vs->ins]) {
+            int len = vs->chain[in - vs->ins];
+            if (tc__vm_exec_chain(R, in, len, in + len == end && T->direct, n)) {
+                in += len - 1;
+                continue;
+            }
+        }
         ns = tc__vm_sources(in, src);
         if (!direct && tc__vm_one_lane(R, in, src, ns)) {
             nl = 1;
             T->uni[in->a] = (unsigned char)(TC__VM_UNI | (in->op >= TC_OP_LT && in->op <= TC_OP_OR
                                                               ? 1u : (unsigned)tc_dtype_size(t)));
+        } else if (in->op >= TC_OP_ADD && in->op <= TC_OP_MAX && tc__vm_uniform_arith(T, in, d, n)) {
+            T->uni[in->a] = 0;
+            rp[in->a] = d;
+            continue;
         } else {
             tc__vm_spread(T, src, ns, n);
             if (in->op != TC_OP_GIDX) T->uni[in->a] = 0;
@@ -8950,6 +9213,17 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     }
 }
 
+/* No statement after sp reads the tensor it writes (nor does sp). */
+TC__PRIVATE int tc__vm_unread_after(const tc_plan *P, const tc__vm_splan *sp) {
+    int s, k;
+    for (s = (int)(sp->st - P->ir->stmts); s < P->ir->n_stmts; s++) {
+        const tc__vm_stmt *vs = &P->vm->stmts[s];
+        for (k = 0; k < vs->n_reads; k++)
+            if (vs->reads[k].tensor == sp->wt) return 0;
+    }
+    return 1;
+}
+
 /* `=` into a contiguous row of a plain dtype, the value made by the last
    instruction, the tensor not read by the statement: that instruction
    writes the tensor directly and no store follows. */
@@ -8966,6 +9240,8 @@ TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
     for (k = 0; k < vs->n_reads; k++)
         if (vs->reads[k].tensor == sp->wt) return;
     sp->direct = 1;
+    sp->stream = TC_STREAM_BYTES > 0 && sp->lane >= 0 && tc__vm_unread_after(P, sp) &&
+                 sp->work * (double)tc_dtype_size(t) >= (double)TC_STREAM_BYTES;
 }
 
 /* The value is one plain read (LOAD is the whole program), reduced over
@@ -9106,6 +9382,11 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
         return 1;
     }
     if (sp->n_red == 0 && !sp->fused) {
+        if (sp->stream) { /* the value streams from its register to memory */
+            if (!tc__vm_exec(R, n)) return 0;
+            tc__k_stream(tc__vm_write_ptr(R), R->T->rp[vs->value], (size_t)n * tc_dtype_size(vs->vdt));
+            return 1;
+        }
         if (sp->direct) { /* the last instruction writes the tensor itself */
             R->T->direct = tc__vm_write_ptr(R);
             tc__vm_prefetch(R->T->direct, TC__VM_PF_DIST * n * (int64_t)tc_dtype_size(vs->vdt),
@@ -9905,6 +10186,7 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
             break;
         }
     }
+    tc__k_stream_fence(); /* streamed stores are visible to other threads once fenced */
 }
 
 TC__PRIVATE void tc__vm_fill_identity(tc_plan *P, int t, tc_reduce r) {
@@ -10258,6 +10540,8 @@ TC__PRIVATE void tc__vm_disasm_stmt(tc__buf *b, const tc_ir_def *ir, const tc__v
         int j, col;
         if (i == 0 && s->n_pro > 0) tc__bprintf(b, ";   once per thread and statement:\n");
         if (i == s->n_pro && s->n_pro > 0) tc__bprintf(b, ";   per block of lanes:\n");
+        if (s->chain && s->chain[i])
+            tc__bprintf(b, ";   fused: the next %d instructions run as one pass\n", s->chain[i]);
         col = (int)b->len;
         tc__bprintf(b, "%04d  %s.%s", i, tc__ops[in->op].name, tc_dtype_name((tc_dtype)in->dt));
         if (in->op == TC_OP_CAST) tc__bprintf(b, "<-%s", tc_dtype_name((tc_dtype)in->dt2));

@@ -305,6 +305,31 @@ static const kc_case kc_cases[] = {
     /* builtins in context */
     {"ew-tanh", KC_EW_TANH, "N=700", "x=-2:2", KC_LOOSE, 0},
     {"ew-fma", KC_EW_FMA, "N=700", "x=-2:2", KC_EXACT, 0},
+    /* fused float32 chains (tc__vm_chains) and lane-uniform operands: every
+       op order, operand side, uniform per row and per statement, power-of-two
+       divisors (multiplied by the reciprocal): all bitwise like one op at a time */
+    {"chain-orders",
+     "def ch(float(N) a, float(N) b, float(N) c, float(N) e) -> (p, q, r, s, t, u) {\n"
+     "    p(i) = (a(i) - b(i)) / c(i) - e(i)\n"
+     "    q(i) = e(i) / (a(i) * b(i) + c(i))\n"
+     "    r(i) = c(i) - a(i) / b(i) * e(i)\n"
+     "    s(i) = e(i) * (c(i) + (a(i) - b(i)))\n"
+     "    t(i) = (a(i) + b(i)) * (c(i) - e(i)) / a(i)\n"
+     "    u(i) = ((a(i) / b(i)) / c(i)) / e(i) + a(i)\n}\n",
+     "N=1100", 0, KC_EXACT, 0},
+    {"chain-uniform",
+     "def cu(float(M,N) X, float(M) m, float(N) g) -> (p, q, r, s, t) {\n"
+     "    p(i,j) = (X(i,j) - m(i)) / 3.0 * g(j) + 0.5\n"
+     "    q(i,j) = m(i) / (X(i,j) + 1.0) - m(i)\n"
+     "    r(i,j) = X(i,j) / 1024.0 + X(i,j) / 0.25 - X(i,j) / -0.5\n"
+     "    s(i,j) = X(i,j) / m(i) - g(j) * 2.0 / m(i)\n"
+     "    t(i,j) = 7.0 - X(i,j) * 1e-30 / 8.5070592e+37\n}\n",
+     "M=5 N=531", "X=-1e30:1e30 m=-3:3", KC_EXACT, 0},
+    {"chain-pow2-tiny",
+     "def pt(float(N) x, double(N) y) -> (a, b) {\n"
+     "    a(i) = x(i) / 1.7014118e+38 + x(i) / 4.0\n"
+     "    b(i) = y(i) / 0.125 - y(i) / 1024.0\n}\n",
+     "N=300", "x=-1e-30:1e-30", KC_EXACT, 0},
     {"sigmoid-gelu",
      "def act(float(N) x) -> (s, g) {\n"
      "    s(i) = 1.0 / (1.0 + exp(-x(i)))\n"
