@@ -596,6 +596,14 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #define TC__HAVE_STREAM 1
 #endif
 
+/* gcc vectorizes the lane loops at -O2 only with the dynamic cost model
+   (its -O2 default, "very cheap", skips loops that need a remainder, three
+   times slower here); for the implementation only, restored at its end. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC push_options
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#define TC__GCC_OPTIONS_PUSHED 1
+#endif
 #if defined(__GNUC__) || defined(__clang__)
 #define TC__PRIVATE static __attribute__((unused))
 #else
@@ -11031,6 +11039,9 @@ TC_API int tc_program_find(const tc_program *p, const char *name) {
 TC_API const tc_ir_def *tc_program_ir(const tc_program *p, int def) {
     return p && def >= 0 && def < p->n_defs ? &p->ir[def] : NULL;
 }
+#if defined(TC__GCC_OPTIONS_PUSHED)
+#pragma GCC pop_options
+#endif
 #endif /* TC_IMPLEMENTATION */
 
 /*
