@@ -8977,6 +8977,7 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
    never depend on the thread count. */
 
 #define TC__VM_CHUNK_WORK 32768.0 /* lane-iterations per chunk, about */
+#define TC__VM_LANES_ENOUGH 128   /* a lane loop this long amortizes the dispatch */
 #define TC__VM_MAX_CHUNKS 1024
 #define TC__MK_PACK_MAX (1 << 21) /* bytes of packed Y per thread, at most */
 
@@ -9004,7 +9005,8 @@ TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
             score += P->ts[sp->wt][l] == 1 ? 3.0 : 0.0;
         else
             score += 1.0;
-        score = (score + 0.5) * (double)(ext < TC_BLOCK ? ext : TC_BLOCK);
+        /* lanes beyond a few vectors' worth gain little; access costs decide */
+        score = (score + 0.5) * (double)(ext < TC__VM_LANES_ENOUGH ? ext : TC__VM_LANES_ENOUGH);
         if (score > best_score || (score == best_score && !st->loops[l].reduction)) {
             best = l;
             best_score = score;
