@@ -34,6 +34,8 @@
        TC_NO_THREADS                      off              same API, every run on the calling thread
        TC_MAX_THREADS                     64               largest pool
        TC_BLOCK                           512              VM lanes per instruction
+       TC_STREAM_BYTES                    8 MiB            `=` outputs this large that nothing reads
+                                                           later bypass the caches (0: never)
        TC_MAX_RANK                        8                tensor rank limit (header part too)
        TC_MAX_DEPTH                       256              expression nesting limit
        TC_MAX_SOURCE                      16 MiB           source length limit
@@ -591,9 +593,12 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf only: the library never prints */
 #include <string.h>
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#if defined(__AVX512F__)
+#include <immintrin.h> /* streaming stores, a cache line at a time */
+#define TC__HAVE_STREAM 64
+#elif defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h> /* streaming stores */
-#define TC__HAVE_STREAM 1
+#define TC__HAVE_STREAM 16
 #endif
 
 /* gcc vectorizes the lane loops at -O2 only with the dynamic cost model
@@ -8351,11 +8356,15 @@ TC__PRIVATE void tc__k_stream(void *dst, const void *src, size_t n) {
 #if defined(TC__HAVE_STREAM)
     unsigned char *d = (unsigned char *)dst;
     const unsigned char *s = (const unsigned char *)src;
-    size_t head = (16 - (size_t)((uintptr_t)d & 15)) & 15, i;
+    size_t head = (TC__HAVE_STREAM - (size_t)((uintptr_t)d % TC__HAVE_STREAM)) % TC__HAVE_STREAM, i;
     if (head > n) head = n;
     memcpy(d, s, head);
-    for (i = head; i + 16 <= n; i += 16)
+    for (i = head; i + TC__HAVE_STREAM <= n; i += TC__HAVE_STREAM)
+#if TC__HAVE_STREAM == 64
+        _mm512_stream_si512((__m512i *)(void *)(d + i), _mm512_loadu_si512((const void *)(s + i)));
+#else
         _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+#endif
     memcpy(d + i, s + i, n - i);
 #else
     memcpy(dst, src, n);
@@ -8967,7 +8976,12 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      the register-blocked tile of [tc:kernels] with packed Y panels;
    - window reductions (the value is one read: pooling) reduce straight
      from memory over a table of the reduction loops' offsets;
-   - `=` into a contiguous row: the last instruction stores directly;
+   - `=` into a contiguous row: the last instruction stores directly; a
+     large output nothing reads later streams past the caches
+     (TC_STREAM_BYTES);
+   - float32 op chains the compiler fused run as one pass (tc__vm_chains),
+     and a binary float op with a lane-uniform operand reads it as a
+     scalar (a power-of-two divisor as its reciprocal);
    - consecutive statements over the same rows whose shared tensors are
      all accessed at row i (softmax, layernorm) run as one row group, chunk
      by chunk of rows, so what one writes is still in cache for the next.
