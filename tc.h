@@ -8849,22 +8849,36 @@ TC__PRIVATE int tc__vm_uniform_arith(const tc__vm_thread *T, const tc__vm_ins *i
 }
 
 /* A fused chain of len links from `in` (the compiler's tc__vm_chains):
-   one pass of tc__k_chain_f32; lane-uniform operands are spread first.
+   one pass of tc__k_chain_f32; lane-uniform operands are spread first,
+   one power-of-two divisor as its reciprocal (in the scratch register).
    0: the chain starts lane-uniform, so the links run one by one. */
 TC__PRIVATE int tc__vm_exec_chain(tc__vm_run *R, const tc__vm_ins *in, int len, int direct, int n) {
     tc__vm_thread *T = R->T;
     const tc__vm_ins *last = in + len - 1;
+    void *scratch = TC__VM_REG(T, R->sp->vs->n_regs + 1), *d;
+    const void *arg[4];
     unsigned src[4];
-    int code, k;
-    void *d;
+    int code, k, op[3], pow2 = 0;
     if ((T->uni[in->b] & TC__VM_UNI) && (T->uni[in->c] & TC__VM_UNI)) return 0;
     src[0] = in->b;
     for (k = 0; k < len; k++) src[k + 1] = in[k].c;
+    for (k = 0; k < len; k++) { /* one uniform power-of-two divisor: times its reciprocal */
+        float v;
+        op[k] = in[k].op;
+        if (op[k] != TC_OP_DIV || pow2 || !(T->uni[src[k + 1]] & TC__VM_UNI)) continue;
+        memcpy(&v, T->rp[src[k + 1]], sizeof v);
+        if (!tc__pow2_reciprocal_f32(&v)) continue;
+        op[k] = TC_OP_MUL;
+        pow2 = k + 1;
+        tc__k_fill(sizeof v, scratch, &v, n);
+    }
     tc__vm_spread(T, src, len + 1, n);
-    code = TC__FX_CODE(in[0].op - TC_OP_ADD, in[1].op - TC_OP_ADD, len == 3 ? in[2].op - TC_OP_ADD + 1 : 0);
+    for (k = 0; k <= len; k++)
+        arg[k] = k == pow2 && k ? scratch : T->rp[src[k]];
+    code = TC__FX_CODE(op[0] - TC_OP_ADD, op[1] - TC_OP_ADD, len == 3 ? op[2] - TC_OP_ADD + 1 : 0);
     d = direct ? T->direct : TC__VM_REG(T, last->a);
-    tc__k_chain_f32(code, (float *)d, (const float *)T->rp[src[0]], (const float *)T->rp[src[1]],
-                    (const float *)T->rp[src[2]], len == 3 ? (const float *)T->rp[src[3]] : NULL, n);
+    tc__k_chain_f32(code, (float *)d, (const float *)arg[0], (const float *)arg[1],
+                    (const float *)arg[2], len == 3 ? (const float *)arg[3] : NULL, n);
     T->rp[last->a] = d;
     T->uni[last->a] = 0;
     return 1;
