@@ -8134,52 +8134,93 @@ TC__VM_TYPES(TC__VM_RED_MEM)
 /* acc[i] = acc[i] (r) (p[2i] (r) p[2i+1]): a window of two adjacent
    elements per lane (2x2 pooling's inner pair) read as one contiguous run,
    which vectorizes without a strided load. min and max end with an
-   overlapping group of 16 lanes instead of a scalar tail. */
-#define TC__VM_RM_PAIR(OP, sfx, from, to)                                                    \
+   overlapping group of 16 lanes instead of a scalar tail. With z (the
+   identity), acc starts at *z instead of its contents: acc is only
+   written, so a fused `!` reduces straight into the output row in one
+   pass, with the same sequence of operations as a filled accumulator. */
+#define TC__VM_RM_PAIR(OP, sfx, from, to, A)                                                 \
     if (q) {                                                                                 \
         for (i = (from); i < (to); i++)                                                      \
-            d[i] = OP##sfx(OP##sfx(OP##sfx(OP##sfx(d[i], p[2 * i]), p[2 * i + 1]), q[2 * i]), \
+            d[i] = OP##sfx(OP##sfx(OP##sfx(OP##sfx(A, p[2 * i]), p[2 * i + 1]), q[2 * i]),   \
                            q[2 * i + 1]);                                                    \
     } else {                                                                                 \
-        for (i = (from); i < (to); i++) d[i] = OP##sfx(OP##sfx(d[i], p[2 * i]), p[2 * i + 1]); \
+        for (i = (from); i < (to); i++) d[i] = OP##sfx(OP##sfx(A, p[2 * i]), p[2 * i + 1]);  \
     }
-#define TC__VM_RM_PAIR_IDEM(OP, sfx)                                                         \
+#define TC__VM_RM_PAIR_IDEM(OP, sfx, A)                                                      \
     do {                                                                                     \
-        if (n < 16) { TC__VM_RM_PAIR(OP, sfx, 0, n) break; }                                 \
-        TC__VM_RM_PAIR(OP, sfx, 0, n16)                                                      \
+        if (n < 16) { TC__VM_RM_PAIR(OP, sfx, 0, n, A) break; }                              \
+        TC__VM_RM_PAIR(OP, sfx, 0, n16, A)                                                   \
         if (n16 == n) break;                                                                 \
         d += n - 16;                                                                         \
         p += 2 * (n - 16);                                                                   \
         if (q) q += 2 * (n - 16);                                                            \
-        TC__VM_RM_PAIR(OP, sfx, 0, 16)                                                       \
+        TC__VM_RM_PAIR(OP, sfx, 0, 16, A)                                                    \
     } while (0)
+#define TC__VM_RM_PAIR_OPS(sfx, A)                                                           \
+    switch (r) {                                                                             \
+    case TC_REDUCE_SUM: TC__VM_RM_PAIR(tc__e_add_, sfx, 0, n, A) break;                      \
+    case TC_REDUCE_PROD: TC__VM_RM_PAIR(tc__e_mul_, sfx, 0, n, A) break;                     \
+    case TC_REDUCE_MIN: TC__VM_RM_PAIR_IDEM(tc__e_amin_, sfx, A); break;                     \
+    case TC_REDUCE_MAX: TC__VM_RM_PAIR_IDEM(tc__e_amax_, sfx, A); break;                     \
+    default: break;                                                                          \
+    }
 /* q (may be NULL): a second pair, reduced in the same pass. */
 #define TC__VM_RED_PAIR(sfx, DT, T, W, K)                                                    \
     TC__PRIVATE void tc__k_reduce_pair_##sfx(tc_reduce r, void *accv, const void *pv,        \
-                                             const void *qv, int n) {                        \
+                                             const void *qv, const void *z, int n) {         \
         T *TC__RESTRICT d = (T *)accv;                                                       \
         const T *TC__RESTRICT p = (const T *)pv;                                             \
         const T *TC__RESTRICT q = (const T *)qv;                                             \
         int i, n16 = n & ~15;                                                                \
-        switch (r) {                                                                         \
-        case TC_REDUCE_SUM: TC__VM_RM_PAIR(tc__e_add_, sfx, 0, n) break;                     \
-        case TC_REDUCE_PROD: TC__VM_RM_PAIR(tc__e_mul_, sfx, 0, n) break;                    \
-        case TC_REDUCE_MIN: TC__VM_RM_PAIR_IDEM(tc__e_amin_, sfx); break;                    \
-        case TC_REDUCE_MAX: TC__VM_RM_PAIR_IDEM(tc__e_amax_, sfx); break;                    \
-        default: break;                                                                      \
+        if (z) {                                                                             \
+            T z0;                                                                            \
+            memcpy(&z0, z, sizeof z0);                                                       \
+            TC__VM_RM_PAIR_OPS(sfx, z0)                                                      \
+        } else {                                                                             \
+            TC__VM_RM_PAIR_OPS(sfx, d[i])                                                    \
+        }                                                                                    \
+    }
+/* Rows of 2x2 (two pairs, the second at qo from the first) or 2x1 windows
+   (qo NULL) reduced straight into output rows that start at the identity
+   z: d + j*ds = the window at p + j*s, j < rows. One call for a run of
+   pooling's short rows keeps a row's cost near that of its loads. */
+#define TC__VM_RED_PAIR_ROWS(sfx, DT, T, W, K)                                               \
+    TC__PRIVATE void tc__k_reduce_pair_rows_##sfx(tc_reduce r, void *dv, int64_t ds,         \
+                                                  const void *pv, int64_t s, const int64_t *qo, \
+                                                  const void *z, int rows, int n) {          \
+        int j;                                                                               \
+        for (j = 0; j < rows; j++) {                                                         \
+            const T *pj = (const T *)pv + j * s;                                             \
+            tc__k_reduce_pair_##sfx(r, (T *)dv + j * ds, pj, qo ? pj + *qo : NULL, z, n);    \
         }                                                                                    \
     }
 TC__VM_TYPES(TC__VM_RED_PAIR)
+TC__VM_TYPES(TC__VM_RED_PAIR_ROWS)
+#undef TC__VM_RED_PAIR_ROWS
 #undef TC__VM_RED_PAIR
+#undef TC__VM_RM_PAIR_OPS
 #undef TC__VM_RM_PAIR_IDEM
 #undef TC__VM_RM_PAIR
 
 TC__PRIVATE void tc__k_reduce_pair(tc_dtype t, tc_reduce r, void *acc, const void *p,
-                                   const void *q, int n) {
+                                   const void *q, const void *z, int n) {
     switch (t) {
-#define TC__VM_RP_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_reduce_pair_##sfx(r, acc, p, q, n); break;
+#define TC__VM_RP_CASE(sfx, DT, T, W, K)                                                     \
+    case TC_##DT: tc__k_reduce_pair_##sfx(r, acc, p, q, z, n); break;
         TC__VM_TYPES(TC__VM_RP_CASE)
 #undef TC__VM_RP_CASE
+    default: break;
+    }
+}
+
+TC__PRIVATE void tc__k_reduce_pair_rows(tc_dtype t, tc_reduce r, void *d, int64_t ds, const void *p,
+                                        int64_t s, const int64_t *qo, const void *z, int rows,
+                                        int n) {
+    switch (t) {
+#define TC__VM_RPR_CASE(sfx, DT, T, W, K)                                                    \
+    case TC_##DT: tc__k_reduce_pair_rows_##sfx(r, d, ds, p, s, qo, z, rows, n); break;
+        TC__VM_TYPES(TC__VM_RPR_CASE)
+#undef TC__VM_RPR_CASE
     default: break;
     }
 }
@@ -8587,6 +8628,8 @@ typedef struct tc__vm_splan {
     tc__contract_shape ct_shape;
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
+    int wred_direct;    /* ... fused `!` into a unit-stride row of the value's dtype: reduced in
+                           place in the output, no accumulator or store */
 } tc__vm_splan;
 
 typedef struct tc__vm_thread {
@@ -8989,7 +9032,9 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      [tc:contract] (GEMM / GEMV / row paths); other float contractions:
      the register-blocked tile of [tc:kernels] with packed Y panels;
    - window reductions (the value is one read: pooling) reduce straight
-     from memory over a table of the reduction loops' offsets;
+     from memory over a table of the reduction loops' offsets, without the
+     bytecode, runs of short rows a call; with `!` folded, in place in the
+     output rows (2x2 windows: one pass over pairs of adjacent elements);
    - `=` into a contiguous row: the last instruction stores directly; a
      large output nothing reads later streams past the caches
      (TC_STREAM_BYTES);
@@ -9285,7 +9330,8 @@ TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
 /* The value is one plain read (LOAD is the whole program), reduced over
    the reduction loops into lanes along an output loop: pooling, window
    sums. Reduced straight from memory over a table of the reduction loops'
-   offsets, without the bytecode. */
+   offsets, without the bytecode (tc__vm_wred_items); direct when `!` is
+   folded and the output row is contiguous in the value's dtype. */
 TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     const tc__vm_rplan *rp = &sp->reads[0];
@@ -9293,7 +9339,8 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
     int k;
     if (vs->n_ins != 1 || vs->n_pro != 0 || vs->ins[0].op != TC_OP_LOAD || vs->n_reads != 1 ||
         vs->ins[0].c != TC__VM_NONE || sp->lane < 0 || sp->lane_red || sp->n_red == 0 ||
-        sp->red_empty || sp->empty || rp->tensor == sp->wt || rp->st == TC_FLOAT16 || rp->st == TC_BOOL)
+        sp->red_empty || sp->empty || rp->tensor == sp->wt || rp->st != vs->vdt ||
+        rp->st == TC_FLOAT16 || rp->st == TC_BOOL)
         return;
     for (k = 0; k < sp->n_red; k++) steps *= (double)tc__vm_extent(sp, sp->red[k]);
     if (steps > (double)(1 << 16)) return;
@@ -9306,6 +9353,11 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
         sp->wred_pair = 1;
     if (!tc__vm_mk_tables(P, sp)) return;
     sp->wred = 1;
+    /* `!` folded: the output row is written once, so the reduction may run
+       in it (same operations in the same order as the accumulator) */
+    sp->wred_direct = sp->fused && sp->st->reduce != TC_REDUCE_ASSIGN &&
+                      P->ir->tensors[sp->wt].dtype == vs->vdt &&
+                      sp->lane < P->ir->tensors[sp->wt].rank && P->ts[sp->wt][sp->lane] == 1;
 }
 
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
@@ -9382,27 +9434,105 @@ TC__PRIVATE void tc__vm_store(tc__vm_run *R, tc_reduce red, const void *v, int n
     tc__k_store(P->ir->tensors[wt].dtype, red, tc__vm_write_ptr(R), stride, v, n);
 }
 
-/* Window reduction of one block: acc (r)= read at each reduction step. */
-TC__PRIVATE void tc__vm_wred(tc__vm_run *R, void *acc, int n) {
-    const tc__vm_splan *sp = R->sp;
-    const tc__vm_rplan *rp = &sp->reads[0];
-    size_t esz = tc_dtype_size(rp->st);
-    const unsigned char *base = R->P->ptr[rp->tensor];
-    int64_t off = rp->c0, ls = rp->lstride[sp->lane], t;
-    int k;
-    for (k = 0; k < sp->n_loops; k++) /* the table holds the reduction loops' part */
-        if (!sp->st->loops[k].reduction) off += rp->lstride[k] * R->T->idx[k];
+/* Window reduction of one block: acc (r)= the read at each reduction step,
+   at element offset off (the loop values' part) + the table's (the
+   reduction loops' part) from base. With z (the identity), acc's contents
+   are not read: it starts at z. */
+TC__PRIVATE void tc__vm_wred(const tc__vm_splan *sp, void *acc, const unsigned char *base,
+                             int64_t off, int n, const void *z) {
+    int64_t esz = (int64_t)tc_dtype_size(sp->vs->vdt), t;
     if (sp->wred_pair) { /* steps t, t+1 are a pair (the table's innermost loop); two pairs a pass */
         for (t = 0; t < sp->mk_T; t += 4)
-            tc__k_reduce_pair(sp->vs->vdt, sp->st->reduce, acc,
-                              base + (off + sp->mk_ox[t]) * (int64_t)esz,
-                              t + 2 < sp->mk_T ? base + (off + sp->mk_ox[t + 2]) * (int64_t)esz : NULL,
-                              n);
+            tc__k_reduce_pair(sp->vs->vdt, sp->st->reduce, acc, base + (off + sp->mk_ox[t]) * esz,
+                              t + 2 < sp->mk_T ? base + (off + sp->mk_ox[t + 2]) * esz : NULL,
+                              t == 0 ? z : NULL, n);
         return;
     }
+    if (z) tc__k_fill((size_t)esz, acc, z, n);
     for (t = 0; t < sp->mk_T; t++)
-        tc__k_reduce_mem(sp->vs->vdt, sp->st->reduce, acc, base + (off + sp->mk_ox[t]) * (int64_t)esz,
-                         ls, n);
+        tc__k_reduce_mem(sp->vs->vdt, sp->st->reduce, acc, base + (off + sp->mk_ox[t]) * esz,
+                         sp->reads[0].lstride[sp->lane], n);
+}
+
+/* `rows` consecutive values of the row loop (the last outer loop) from the
+   loop values idx, lanes [idx[lane], +n): the read and write offsets step
+   by the row loop's strides. Direct 2x2 and 2x1 windows are one kernel
+   call for all the rows; others go a row at a time. */
+TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int rows, int n) {
+    const tc__vm_splan *sp = R->sp;
+    const tc_plan *P = R->P;
+    const tc__vm_rplan *rp = &sp->reads[0];
+    const unsigned char *src = P->ptr[rp->tensor];
+    const int64_t *ts = P->ts[sp->wt], *idx = R->T->idx;
+    tc_dtype vdt = sp->vs->vdt;
+    int64_t esz = (int64_t)tc_dtype_size(vdt), roff = rp->c0, woff = 0, rs = 0, ws = 0;
+    int64_t wsz = (int64_t)tc_dtype_size(P->ir->tensors[sp->wt].dtype); /* float16: not vdt */
+    int k, row = sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
+    void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
+    for (k = 0; k < sp->n_loops; k++) {
+        if (!sp->st->loops[k].reduction) roff += rp->lstride[k] * idx[k]; /* the table: the rest */
+        if (k < P->ir->tensors[sp->wt].rank) woff += ts[k] * idx[k];
+    }
+    if (row >= 0) {
+        rs = rp->lstride[row];
+        ws = ts[row];
+    }
+    if (sp->wred_direct && sp->wred_pair && sp->mk_T <= 4) {
+        int64_t qo = sp->mk_T == 4 ? sp->mk_ox[2] - sp->mk_ox[0] : 0;
+        tc__k_reduce_pair_rows(vdt, sp->st->reduce, P->ptr[sp->wt] + woff * esz, ws,
+                               src + (roff + sp->mk_ox[0]) * esz, rs, sp->mk_T == 4 ? &qo : NULL,
+                               id, rows, n);
+        return;
+    }
+    for (k = 0; k < rows; k++) {
+        unsigned char *dst = P->ptr[sp->wt] + (woff + k * ws) * wsz;
+        if (sp->wred_direct) {
+            tc__vm_wred(sp, dst, src, roff + k * rs, n, id);
+            continue;
+        }
+        tc__k_fill((size_t)esz, acc, id,
+                   (n + 15) / 16 * 16 < TC_BLOCK ? (n + 15) / 16 * 16 : TC_BLOCK);
+        tc__vm_wred(sp, acc, src, roff + k * rs, n, NULL);
+        tc__k_store(P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce,
+                    dst, ts[sp->lane], acc, n);
+    }
+}
+
+#define TC__VM_WRED_ROWS 4096 /* rows a call, at most (a bound for int counts) */
+
+/* Window-reduction items [first, last) (as tc__vm_items numbers them: the
+   outer loops, then the lane loop's blocks), no bytecode. Pooling's rows
+   are short (56 lanes), so per-row work would weigh as much as the loads:
+   when a row is one block, consecutive items along the row loop go
+   together to tc__vm_wred_rows. */
+TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
+    const tc__vm_splan *sp = R->sp;
+    int64_t it = first, rest = first / sp->n_blocks, blk = first % sp->n_blocks, *idx = R->T->idx;
+    int k, n, row = sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
+    unsigned char id[8];
+    tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
+    for (k = sp->n_outer - 1; k >= 0; k--) {
+        int l = sp->outer[k];
+        int64_t e = tc__vm_extent(sp, l);
+        idx[l] = sp->lo[l] + rest % e;
+        rest /= e;
+    }
+    while (it < last) {
+        int64_t run = 1;
+        idx[sp->lane] = sp->lo[sp->lane] + blk * TC_BLOCK;
+        n = sp->hi[sp->lane] - idx[sp->lane] < TC_BLOCK ? (int)(sp->hi[sp->lane] - idx[sp->lane])
+                                                         : TC_BLOCK;
+        if (sp->n_blocks == 1 && row >= 0) { /* to the row loop's end or the last item */
+            run = sp->hi[row] - idx[row] < last - it ? sp->hi[row] - idx[row] : last - it;
+            if (run > TC__VM_WRED_ROWS) run = TC__VM_WRED_ROWS;
+        }
+        tc__vm_wred_rows(R, id, (int)run, n);
+        it += run;
+        if (row >= 0) idx[row] += run - 1; /* the last row done; the odometer steps past it */
+        if (++blk < sp->n_blocks) continue;
+        blk = 0;
+        tc__vm_odo_next(sp, sp->outer, sp->n_outer, idx);
+    }
 }
 
 /* Type A: one block of n lanes along an output loop (or a single lane). */
@@ -9440,11 +9570,6 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     }
     tc__vm_identity(vs->vdt, red, id);
     tc__k_fill(tc_dtype_size(vs->vdt), acc, id, (n + 15) / 16 * 16 < TC_BLOCK ? (n + 15) / 16 * 16 : TC_BLOCK);
-    if (sp->wred) {
-        tc__vm_wred(R, acc, n);
-        tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : red, acc, n);
-        return 1;
-    }
     if (tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx)) {
         do {
             if (!tc__vm_exec(R, n)) return 0;
@@ -9494,6 +9619,10 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
     int64_t it, rest = first, blk = 0, *idx = R->T->idx;
     int k;
     if (first >= last) return 1;
+    if (sp->wred && !R->check) { /* no bytecode: see tc__vm_wred_items */
+        tc__vm_wred_items(R, first, last);
+        return 1;
+    }
     tc__vm_prologue(R);
     if (!sp->lane_red) { /* decode the first item; later ones advance */
         blk = rest % sp->n_blocks;

@@ -41,6 +41,11 @@ typedef struct kc_case {
     "def maxpool2x2(float(N,C,H,W) I) -> (Out) {\n"                                                \
     "    Out(n,c,h,w) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, w in "    \
     "0:W/2\n}\n"
+/* 2x2 / 3x3 window reductions: op, dtype, window sizes and stride of the read */
+#define KC_POOL(op, dt, kh, kw, st)                                                                \
+    "def pool(" dt "(N,C,H,W) I) -> (Out) {\n"                                                     \
+    "    Out(n,c,h,w) " op " I(n,c," st "*h+kh," st "*w+kw) where kh in 0:" kh ", kw in 0:" kw    \
+    ", h in 0:(H+" st "-" kh ")/" st ", w in 0:(W+" st "-" kw ")/" st "\n}\n"
 #define KC_SOFTMAX                                                                                 \
     "def softmax(float(M,N) X) -> (mx, e, s, Y) {\n"                                               \
     "    mx(i) max=! X(i,j)\n"                                                                     \
@@ -152,6 +157,85 @@ static const kc_case kc_cases[] = {
      "N=2 O=3 OH=4 OW=5 C=2 KH=3 KW=2", 0, KC_REDUCE, 0},
     /* pooling */
     {"maxpool", KC_MAXPOOL, "N=2 C=3 H=8 W=7", 0, KC_EXACT, 0},
+    {"maxpool-rows", KC_MAXPOOL, "N=2 C=5 H=112 W=112", 0, KC_EXACT, 0},
+    {"maxpool-odd", KC_MAXPOOL, "N=3 C=2 H=9 W=13", 0, KC_EXACT, 0},
+    {"maxpool-tiny", KC_MAXPOOL, "N=1 C=1 H=2 W=3", 0, KC_EXACT, 0},
+    {"maxpool-empty", KC_MAXPOOL, "N=2 C=2 H=1 W=6", 0, KC_EXACT, 0},
+    {"maxpool-wide", KC_MAXPOOL, "N=1 C=2 H=5 W=1100", 0, KC_EXACT, 0}, /* rows of 2 blocks */
+    {"maxpool-16", KC_MAXPOOL, "N=2 C=2 H=6 W=32", 0, KC_EXACT, 0},  /* rows of 16 lanes */
+    {"maxpool-17", KC_MAXPOOL, "N=2 C=2 H=6 W=35", 0, KC_EXACT, 0},  /* 16 and an overlap */
+    {"maxpool-acc", KC_POOL("max=", "float", "2", "2", "2"), "N=2 C=3 H=10 W=14", "I=-2:2",
+     KC_EXACT, 1},
+    {"minpool-acc-zero", KC_POOL("min=", "float", "2", "2", "2"), "N=2 C=3 H=10 W=14", 0,
+     KC_EXACT, 0},
+    {"maxpool-3x3-s2", KC_POOL("max=!", "float", "3", "3", "2"), "N=2 C=3 H=11 W=40", 0,
+     KC_EXACT, 0},
+    {"maxpool-3x3-s1", KC_POOL("max=!", "float", "3", "3", "1"), "N=2 C=2 H=9 W=37", 0,
+     KC_EXACT, 0},
+    {"maxpool-3x2-s2", KC_POOL("max=!", "float", "3", "2", "2"), "N=2 C=2 H=11 W=41", 0,
+     KC_EXACT, 0},
+    {"maxpool-1x2", KC_POOL("max=!", "float", "1", "2", "2"), "N=2 C=3 H=5 W=50", 0, KC_EXACT,
+     0},
+    {"maxpool-2x1", KC_POOL("max=!", "float", "2", "1", "2"), "N=2 C=3 H=6 W=50", 0, KC_EXACT,
+     0},
+    {"maxpool-int8", KC_POOL("max=!", "int8", "2", "2", "2"), "N=2 C=3 H=8 W=70", "I=*",
+     KC_EXACT, 0},
+    {"minpool-uint8", KC_POOL("min=!", "uint8", "2", "2", "2"), "N=2 C=3 H=9 W=71", "I=*",
+     KC_EXACT, 0},
+    {"maxpool-int32", KC_POOL("max=!", "int32", "2", "2", "2"), "N=2 C=3 H=8 W=38", "I=*",
+     KC_EXACT, 0},
+    {"maxpool-int16-3x3-acc", KC_POOL("max=", "int16", "3", "3", "2"), "N=2 C=2 H=9 W=21",
+     "I=*", KC_EXACT, 1},
+    {"maxpool-f64", KC_POOL("max=!", "double", "2", "2", "2"), "N=2 C=3 H=8 W=38", 0, KC_EXACT,
+     0},
+    {"minpool-f64-3x3", KC_POOL("min=!", "double", "3", "3", "2"), "N=2 C=2 H=9 W=39", 0,
+     KC_EXACT, 0},
+    {"sumpool", KC_POOL("+=!", "float", "2", "2", "2"), "N=2 C=3 H=10 W=36", 0, KC_REDUCE, 0},
+    {"sumpool-acc", KC_POOL("+=", "float", "2", "2", "2"), "N=2 C=3 H=10 W=36", 0, KC_REDUCE, 1},
+    {"sumpool-3x3-s1", KC_POOL("+=!", "float", "3", "3", "1"), "N=2 C=2 H=9 W=37", 0, KC_REDUCE,
+     0},
+    {"sumpool-int32", KC_POOL("+=!", "int32", "2", "2", "2"), "N=2 C=3 H=8 W=38", "I=*",
+     KC_EXACT, 0},
+    {"sumpool-int8-3x3", KC_POOL("+=!", "int8", "3", "3", "2"), "N=2 C=3 H=9 W=41", "I=*",
+     KC_EXACT, 0},
+    {"sumpool-f64", KC_POOL("+=!", "double", "2", "2", "2"), "N=2 C=3 H=10 W=36", 0, KC_REDUCE,
+     0},
+    {"prodpool", KC_POOL("*=!", "float", "2", "2", "2"), "N=2 C=3 H=10 W=36", "I=0.5:1.5",
+     KC_REDUCE, 0},
+    {"maxpool-half", KC_POOL("max=!", "float16", "2", "2", "2"), "N=2 C=2 H=8 W=36", "I=-4:4",
+     KC_EXACT, 0},
+    {"maxpool-bool", KC_POOL("max=!", "bool", "2", "2", "2"), "N=2 C=2 H=8 W=36", 0, KC_EXACT,
+     0},
+    {"maxpool-transposed",
+     "def mpt(float(N,C,H,W) I) -> (Out) {\n"
+     "    Out(n,c,w,h) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, "
+     "w in 0:W/2\n}\n",
+     "N=2 C=3 H=40 W=12", 0, KC_EXACT, 0},
+    {"maxpool-transposed-s1", /* lane along w: a strided store */
+     "def mpt1(float(N,C,H,W) I) -> (Out) {\n"
+     "    Out(n,c,w,h) max=! I(n,c,h+kh,w+kw) where kh in 0:3, kw in 0:3\n}\n",
+     "N=2 C=2 H=5 W=40", 0, KC_EXACT, 0},
+    {"maxpool-partial", /* does not cover Out: filled with the identity first */
+     "def mpp(float(N,C,H,W) I) -> (Out) {\n"
+     "    Out(n,c,h,w) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, "
+     "w in 1:W/2\n}\n",
+     "N=2 C=3 H=10 W=38", 0, KC_EXACT, 0},
+    {"maxpool-then-scale",
+     "def mps(float(N,C,H,W) I) -> (P, R) {\n"
+     "    P(n,c,h,w) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, "
+     "w in 0:W/2\n"
+     "    R(n,c,h,w) = P(n,c,h,w) * 2.0\n}\n",
+     "N=2 C=3 H=10 W=38", 0, KC_EXACT, 0},
+    {"maxpool-reversed",
+     "def mpr(float(C,H,W) I) -> (Out) {\n"
+     "    Out(c,h,w) max=! I(c,H-1-2*h-kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, "
+     "w in 0:W/2\n}\n",
+     "C=3 H=11 W=38", 0, KC_EXACT, 0},
+    {"maxpool-1d-rows",
+     "def mp1(float(M,N) I) -> (O) { O(i,j) max=! I(i,2*j+k) where k in 0:2, j in 0:N/2 }",
+     "M=30 N=41", 0, KC_EXACT, 0},
+    {"maxpool-1d", "def mp0(float(N) I) -> (O) { O(j) max=! I(2*j+k) where k in 0:2, j in 0:N/2 }",
+     "N=41", 0, KC_EXACT, 0},
     {"avgpool",
      "def avgpool(float(N,C,H,W) I) -> (Out) {\n"
      "    Out(n,c,h,w) +=! I(n,c,2*h+kh,2*w+kw) / 4.0 where kh in 0:2, kw in 0:2\n}\n",

@@ -350,6 +350,106 @@ static void test_strided_input(void) {
     tc_program_free(p);
 }
 
+/* ---- pooling on NaN, infinities and signed zeros ----
+   min=/max= ignore NaN: the accumulator starts at the identity and takes a
+   value only when it compares beyond it, in window order (so of -0 and +0
+   the first wins, and a window of NaNs gives the identity); `max=` without
+   `!` then folds that into the output with the NaN-aware max. Checked
+   bitwise on the fused path (in place in the output) and the accumulating
+   one, 2x2 (pair kernels) and 3x3 windows, float and double. */
+static double kc_pool_pick(kc_rng *r) {
+    static const double v[8] = {0.0, -0.0, 1.0, -1.0, 2.0, HUGE_VAL, -HUGE_VAL, 0.0};
+    unsigned k = (unsigned)(kc_next(r) % 9);
+    return k == 8 ? nan("") : v[k];
+}
+static double kc_pool_step(int mx, double m, double v) { return mx ? (v > m ? v : m) : (v < m ? v : m); }
+static double kc_pool_fold(int mx, double o, double a) {
+    if (o != o) return a;
+    return mx ? (a > o ? a : o) : (a < o ? a : o);
+}
+
+static void kc_pool_special(int dbl, int mx, int acc, int k, int st) {
+    const int64_t H = 9, W = 37, C = 2, OH = (H + st - k) / st, OW = (W + st - k) / st;
+    char src[512], kk[8], ss[8];
+    tc_program *p;
+    tc_tensor in[1], out[1];
+    tc_error err;
+    kc_rng rng = {(uint64_t)(dbl * 16 + mx * 8 + acc * 4 + k + st)};
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    int64_t i, c, h, w, a, b, bad = -1;
+    double *want = (double *)malloc(sizeof(double) * (size_t)(C * OH * OW));
+    snprintf(kk, sizeof kk, "%d", k);
+    snprintf(ss, sizeof ss, "%d", st);
+    snprintf(src, sizeof src,
+             "def pool(%s(N,C,H,W) I) -> (Out) {\n    Out(n,c,h,w) %s I(n,c,%s*h+kh,%s*w+kw) "
+             "where kh in 0:%s, kw in 0:%s, h in 0:(H+%s-%s)/%s, w in 0:(W+%s-%s)/%s\n}\n",
+             dbl ? "double" : "float", mx ? (acc ? "max=" : "max=!") : (acc ? "min=" : "min=!"),
+             ss, ss, kk, kk, ss, kk, ss, ss, kk, ss);
+    p = kc_compile(src, "pool-special");
+    if (!p || !want) {
+        free(want);
+        tc_program_free(p);
+        return;
+    }
+    memset(in, 0, sizeof in);
+    memset(out, 0, sizeof out);
+    in[0].dtype = out[0].dtype = dbl ? TC_FLOAT64 : TC_FLOAT32;
+    in[0].rank = out[0].rank = 4;
+    in[0].shape[0] = out[0].shape[0] = 1;
+    in[0].shape[1] = out[0].shape[1] = C;
+    in[0].shape[2] = H, in[0].shape[3] = W;
+    out[0].shape[2] = OH, out[0].shape[3] = OW;
+    in[0].data = malloc(es * (size_t)(C * H * W));
+    out[0].data = malloc(es * (size_t)(C * OH * OW));
+    for (i = 0; i < C * H * W; i++) {
+        double v = kc_pool_pick(&rng);
+        if (dbl) ((double *)in[0].data)[i] = v;
+        else ((float *)in[0].data)[i] = (float)v;
+    }
+    for (i = 0; i < C * OH * OW; i++) {
+        double v = acc ? kc_pool_pick(&rng) : 5.0; /* `!`: overwritten */
+        if (dbl) ((double *)out[0].data)[i] = v;
+        else ((float *)out[0].data)[i] = (float)v;
+    }
+    for (c = 0; c < C; c++)
+        for (h = 0; h < OH; h++)
+            for (w = 0; w < OW; w++) {
+                double m = mx ? -HUGE_VAL : HUGE_VAL, o;
+                i = (c * OH + h) * OW + w;
+                for (a = 0; a < k; a++)
+                    for (b = 0; b < k; b++) {
+                        int64_t j = (c * H + st * h + a) * W + st * w + b;
+                        double v = dbl ? ((double *)in[0].data)[j] : ((float *)in[0].data)[j];
+                        m = kc_pool_step(mx, m, v);
+                    }
+                o = dbl ? ((double *)out[0].data)[i] : ((float *)out[0].data)[i];
+                want[i] = acc ? kc_pool_fold(mx, o, m) : m;
+            }
+    CHECKF(kc_vm(p, in, 1, out, 1, NULL, &err) == TC_OK, "%s: %s", src, err.msg);
+    for (i = 0; i < C * OH * OW && bad < 0; i++) {
+        float f = (float)want[i];
+        if (dbl ? memcmp(&want[i], (double *)out[0].data + i, es) != 0
+                : memcmp(&f, (float *)out[0].data + i, es) != 0)
+            bad = i;
+    }
+    CHECKF(bad < 0, "%s: element %lld differs", src, (long long)bad);
+    free(in[0].data);
+    free(out[0].data);
+    free(want);
+    tc_program_free(p);
+}
+
+static void test_pool_special(void) {
+    int dbl, mx, acc, k;
+    for (dbl = 0; dbl < 2; dbl++)
+        for (mx = 0; mx < 2; mx++)
+            for (acc = 0; acc < 2; acc++)
+                for (k = 2; k <= 3; k++) {
+                    kc_pool_special(dbl, mx, acc, k, 2);
+                    kc_pool_special(dbl, mx, acc, k, 1);
+                }
+}
+
 /* ---- run-time errors: both oracles fail, with the VM's status as specified ---- */
 static void kc_expect_error(const char *src, const char *sizes, const char *ranges, tc_status want,
                             const char *what) {
@@ -475,6 +575,7 @@ int main(void) {
     RUN(test_families);
     RUN(test_builtins);
     RUN(test_strided_input);
+    RUN(test_pool_special);
     RUN(test_run_errors);
     tc_pool_free(g_pool2);
     tc_pool_free(g_pool3);

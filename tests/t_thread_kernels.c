@@ -23,6 +23,20 @@ static const kc_case kt_cases[] = {
     {"conv2d-strided", KC_SCONV, "N=2 C=3 H=21 W=20 O=5 KH=3 KW=3", 0, KC_REDUCE, 0},
     {"conv2d-grouped", KC_GCONV, "N=2 G=4 C=3 H=12 W=11 O=3 KH=3 KW=3", 0, KC_REDUCE, 0},
     {"maxpool", KC_MAXPOOL, "N=2 C=8 H=16 W=18", 0, KC_EXACT, 0},
+    {"maxpool-rows", KC_MAXPOOL, "N=2 C=7 H=112 W=114", 0, KC_EXACT, 0},
+    {"maxpool-acc", KC_POOL("max=", "float", "2", "2", "2"), "N=3 C=7 H=64 W=66", 0, KC_EXACT,
+     1},
+    {"maxpool-3x3-s2", KC_POOL("max=!", "float", "3", "3", "2"), "N=2 C=6 H=63 W=65", 0,
+     KC_EXACT, 0},
+    {"maxpool-int8", KC_POOL("max=!", "int8", "2", "2", "2"), "N=2 C=9 H=60 W=70", "I=*",
+     KC_EXACT, 0},
+    {"sumpool", KC_POOL("+=!", "float", "2", "2", "2"), "N=2 C=7 H=64 W=66", 0, KC_REDUCE, 0},
+    {"maxpool-then-scale",
+     "def mps(float(N,C,H,W) I) -> (P, R) {\n"
+     "    P(n,c,h,w) max=! I(n,c,2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2, h in 0:H/2, "
+     "w in 0:W/2\n"
+     "    R(n,c,h,w) = P(n,c,h,w) * 2.0\n}\n",
+     "N=2 C=7 H=64 W=66", 0, KC_EXACT, 0},
     {"softmax", KC_SOFTMAX, "M=37 N=300", "X=-4:4", KC_REDUCE, 0},
     {"layernorm", KC_LAYERNORM, "M=33 N=200", "X=-4:4", KC_REDUCE, 0},
     {"stencil3", KC_STENCIL3, "N=5000", 0, KC_EXACT, 0},
