@@ -8617,6 +8617,7 @@ typedef struct tc__vm_splan {
     int fused;          /* `!` folded into the accumulator: the store assigns */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
     int stream;         /* ... a large one nothing reads later: streaming stores */
+    int prefetch;       /* several large tensors stream in: software prefetch */
     int wt;             /* written tensor */
     tc__vm_rplan *reads;
     /* contraction microkernel (mk): X constant along the lanes, Y along them */
@@ -8749,8 +8750,8 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
     if (in->c == TC__VM_NONE) {
         if (ls == 1 && rp->st != TC_FLOAT16 && rp->st != TC_BOOL && d != R->T->direct) {
             R->T->rp[in->a] = (void *)(uintptr_t)(base + off * (int64_t)esz); /* read only */
-            if (R->T->pf_base != base || R->T->pf_off + 256 < (off + TC__VM_PF_DIST * n) * (int64_t)esz ||
-                R->T->pf_off > (off + TC__VM_PF_DIST * n) * (int64_t)esz + 256) { /* not just prefetched */
+            if (R->sp->prefetch && (R->T->pf_base != base || R->T->pf_off + 256 < (off + TC__VM_PF_DIST * n) * (int64_t)esz ||
+                R->T->pf_off > (off + TC__VM_PF_DIST * n) * (int64_t)esz + 256)) { /* not just prefetched */
                 R->T->pf_base = base;
                 R->T->pf_off = (off + TC__VM_PF_DIST * n) * (int64_t)esz;
                 tc__vm_prefetch(base, R->T->pf_off, n * (int)esz, 0);
@@ -9051,6 +9052,7 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
 
 #define TC__VM_CHUNK_WORK 32768.0 /* lane-iterations per chunk, about */
 #define TC__VM_LANES_ENOUGH 128   /* a lane loop this long amortizes the dispatch */
+#define TC__VM_PF_MIN_BYTES (1 << 20) /* a tensor this large streams from memory */
 #define TC__VM_MAX_CHUNKS 1024
 #define TC__MK_PACK_MAX (1 << 21) /* bytes of packed Y per thread, at most */
 
@@ -9296,6 +9298,24 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     }
 }
 
+/* Software prefetch pays when several large tensors stream in along the
+   lanes (a * x + b: the hardware prefetchers fall behind when a block
+   reads them in turn); with one stream (stencils, rows) it only costs. */
+TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
+    int k, j, streams = 0;
+    if (sp->lane < 0) return;
+    for (k = 0; k < sp->vs->n_reads; k++) {
+        const tc__vm_rplan *rp = &sp->reads[k];
+        int first = 1;
+        if (rp->lstride[sp->lane] != 1 ||
+            (double)P->numel[rp->tensor] * (double)tc_dtype_size(rp->st) < TC__VM_PF_MIN_BYTES)
+            continue;
+        for (j = 0; j < k; j++) first &= sp->reads[j].tensor != rp->tensor;
+        streams += first;
+    }
+    sp->prefetch = streams >= 2 || (streams == 1 && sp->vs->n_ins - sp->vs->n_pro == 1); /* sum(x) */
+}
+
 /* No statement after sp reads the tensor it writes (nor does sp). */
 TC__PRIVATE int tc__vm_unread_after(const tc_plan *P, const tc__vm_splan *sp) {
     int s, k;
@@ -9389,6 +9409,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_order(P, sp);
     tc__vm_plan_init(P, sp);
     tc__vm_plan_direct(P, sp);
+    tc__vm_plan_prefetch(P, sp);
     if (!tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
     tc__vm_plan_wred(P, sp);
     return TC_OK;
@@ -9557,8 +9578,9 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
         }
         if (sp->direct) { /* the last instruction writes the tensor itself */
             R->T->direct = tc__vm_write_ptr(R);
-            tc__vm_prefetch(R->T->direct, TC__VM_PF_DIST * n * (int64_t)tc_dtype_size(vs->vdt),
-                            n * (int)tc_dtype_size(vs->vdt), 1);
+            if (sp->prefetch)
+                tc__vm_prefetch(R->T->direct, TC__VM_PF_DIST * n * (int64_t)tc_dtype_size(vs->vdt),
+                                n * (int)tc_dtype_size(vs->vdt), 1);
             R->T->rp[vs->value] = NULL;
             if (!tc__vm_exec(R, n)) return 0;
             R->T->direct = NULL;
