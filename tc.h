@@ -8618,6 +8618,8 @@ typedef struct tc__vm_splan {
     int direct;         /* `=` with a contiguous write: the last instruction stores */
     int stream;         /* ... a large one nothing reads later: streaming stores */
     int prefetch;       /* several large tensors stream in: software prefetch */
+    int ew;             /* element-wise fast path: loads into the tensors, then one op */
+    int ew_op;          /* ... at this instruction (a fused chain or a binary op) */
     int wt;             /* written tensor */
     tc__vm_rplan *reads;
     /* contraction microkernel (mk): X constant along the lanes, Y along them */
@@ -9316,6 +9318,26 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     sp->prefetch = streams >= 2 || (streams == 1 && sp->vs->n_ins - sp->vs->n_pro == 1); /* sum(x) */
 }
 
+/* Element-wise fast path (tc__vm_ew_block): a direct `=` whose body is
+   contiguous plain loads followed by one fused chain or one binary op (a
+   stencil, a * x + b). The loads become pointers into the tensors and the
+   op writes the output row, with no dispatch per instruction. */
+TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    int i = vs->n_pro;
+    if (!sp->direct || sp->lane < 0) return;
+    for (; i < vs->n_ins && vs->ins[i].op == TC_OP_LOAD; i++) {
+        const tc__vm_rplan *rp = &sp->reads[vs->ins[i].b];
+        if (vs->ins[i].c != TC__VM_NONE || rp->lstride[sp->lane] != 1 || rp->st == TC_FLOAT16 ||
+            rp->st == TC_BOOL || rp->st != (tc_dtype)vs->ins[i].dt)
+            return;
+    }
+    if (i >= vs->n_ins) return;
+    if (vs->chain && vs->chain[i] == vs->n_ins - i) sp->ew = 1;
+    else if (i == vs->n_ins - 1 && vs->ins[i].op >= TC_OP_ADD && vs->ins[i].op <= TC_OP_MAX) sp->ew = 1;
+    sp->ew_op = i;
+}
+
 /* No statement after sp reads the tensor it writes (nor does sp). */
 TC__PRIVATE int tc__vm_unread_after(const tc_plan *P, const tc__vm_splan *sp) {
     int s, k;
@@ -9410,6 +9432,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_init(P, sp);
     tc__vm_plan_direct(P, sp);
     tc__vm_plan_prefetch(P, sp);
+    tc__vm_plan_ew(sp);
     if (!tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
     tc__vm_plan_wred(P, sp);
     return TC_OK;
@@ -9556,6 +9579,34 @@ TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     }
 }
 
+/* One block of the element-wise fast path (tc__vm_plan_ew). */
+TC__PRIVATE void tc__vm_ew_block(tc__vm_run *R, int n) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_stmt *vs = sp->vs;
+    tc__vm_thread *T = R->T;
+    const tc__vm_ins *in = vs->ins + vs->n_pro, *op = vs->ins + sp->ew_op, *last = vs->ins + vs->n_ins - 1;
+    size_t esz = tc_dtype_size(vs->vdt);
+    unsigned char *w = tc__vm_write_ptr(R);
+    void *d = sp->stream ? TC__VM_REG(T, last->a) : (void *)w;
+    for (; in < op; in++) {
+        const tc__vm_rplan *rp = &sp->reads[in->b];
+        const unsigned char *p = R->P->ptr[rp->tensor] +
+                                 tc__vm_read_offset(sp, rp, T->idx) * (int64_t)tc_dtype_size(rp->st);
+        T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
+        if (sp->prefetch) tc__vm_prefetch(p, TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
+    }
+    if (op != last) {
+        const void *const *rp = (const void *const *)T->rp;
+        int code = TC__FX_CODE(op[0].op - TC_OP_ADD, op[1].op - TC_OP_ADD,
+                               op + 2 == last ? op[2].op - TC_OP_ADD + 1 : 0);
+        tc__k_chain_f32(code, (float *)d, (const float *)rp[op->b], (const float *)rp[op->c],
+                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL, n);
+    } else {
+        tc__k_arith(op->op, (tc_dtype)op->dt, d, T->rp[op->b], T->rp[op->c], n);
+    }
+    if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
+}
+
 /* Type A: one block of n lanes along an output loop (or a single lane). */
 TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     const tc__vm_splan *sp = R->sp;
@@ -9571,6 +9622,10 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
         return 1;
     }
     if (sp->n_red == 0 && !sp->fused) {
+        if (sp->ew) {
+            tc__vm_ew_block(R, n);
+            return 1;
+        }
         if (sp->stream) { /* the value streams from its register to memory */
             if (!tc__vm_exec(R, n)) return 0;
             tc__k_stream(tc__vm_write_ptr(R), R->T->rp[vs->value], (size_t)n * tc_dtype_size(vs->vdt));
