@@ -8620,6 +8620,7 @@ typedef struct tc__vm_splan {
     int prefetch;       /* several large tensors stream in: software prefetch */
     int ew;             /* element-wise fast path: loads into the tensors, then one op */
     int ew_op;          /* ... at this instruction (a fused chain or a binary op) */
+    int ew_call;        /* ... then a one-argument builtin (the last instruction) */
     int wt;             /* written tensor */
     tc__vm_rplan *reads;
     /* contraction microkernel (mk): X constant along the lanes, Y along them */
@@ -9320,11 +9321,12 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
 
 /* Element-wise fast path (tc__vm_ew_block): a direct `=` whose body is
    contiguous plain loads followed by one fused chain or one binary op (a
-   stencil, a * x + b). The loads become pointers into the tensors and the
-   op writes the output row, with no dispatch per instruction. */
+   stencil, a * x + b), maybe then a one-argument builtin of its value.
+   The loads become pointers into the tensors and the op (or builtin)
+   writes the output row, with no dispatch per instruction. */
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
-    int i = vs->n_pro;
+    int i = vs->n_pro, end;
     if (!sp->direct || sp->lane < 0) return;
     for (; i < vs->n_ins && vs->ins[i].op == TC_OP_LOAD; i++) {
         const tc__vm_rplan *rp = &sp->reads[vs->ins[i].b];
@@ -9333,9 +9335,14 @@ TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
             return;
     }
     if (i >= vs->n_ins) return;
-    if (vs->chain && vs->chain[i] == vs->n_ins - i) sp->ew = 1;
-    else if (i == vs->n_ins - 1 && vs->ins[i].op >= TC_OP_ADD && vs->ins[i].op <= TC_OP_MAX) sp->ew = 1;
+    end = vs->n_ins;
+    if (vs->ins[end - 1].op == TC_OP_CALL && tc_builtin_arity((tc_builtin)vs->ins[end - 1].dt2) == 1 &&
+        end - 1 > i && vs->ins[end - 1].b == vs->ins[end - 2].a)
+        end--; /* then a one-argument builtin of the op's value: tanh(a * x + b) */
+    if (vs->chain && vs->chain[i] == end - i) sp->ew = 1;
+    else if (i == end - 1 && vs->ins[i].op >= TC_OP_ADD && vs->ins[i].op <= TC_OP_MAX) sp->ew = 1;
     sp->ew_op = i;
+    sp->ew_call = end < vs->n_ins;
 }
 
 /* No statement after sp reads the tensor it writes (nor does sp). */
@@ -9584,10 +9591,11 @@ TC__PRIVATE void tc__vm_ew_block(tc__vm_run *R, int n) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
     tc__vm_thread *T = R->T;
-    const tc__vm_ins *in = vs->ins + vs->n_pro, *op = vs->ins + sp->ew_op, *last = vs->ins + vs->n_ins - 1;
+    const tc__vm_ins *in = vs->ins + vs->n_pro, *op = vs->ins + sp->ew_op;
+    const tc__vm_ins *last = vs->ins + vs->n_ins - 1 - sp->ew_call; /* the op's last link */
     size_t esz = tc_dtype_size(vs->vdt);
     unsigned char *w = tc__vm_write_ptr(R);
-    void *d = sp->stream ? TC__VM_REG(T, last->a) : (void *)w;
+    void *d = sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
     for (; in < op; in++) {
         const tc__vm_rplan *rp = &sp->reads[in->b];
         const unsigned char *p = R->P->ptr[rp->tensor] +
@@ -9603,6 +9611,11 @@ TC__PRIVATE void tc__vm_ew_block(tc__vm_run *R, int n) {
                         (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL, n);
     } else {
         tc__k_arith(op->op, (tc_dtype)op->dt, d, T->rp[op->b], T->rp[op->c], n);
+    }
+    if (sp->ew_call) { /* into the output, or the scratch register to stream from */
+        T->rp[last->a] = d;
+        d = sp->stream ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
+        tc__vm_do_call(R, last + 1, d, n);
     }
     if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
 }
