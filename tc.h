@@ -9057,6 +9057,7 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
 #define TC__VM_LANES_ENOUGH 128   /* a lane loop this long amortizes the dispatch */
 /* a tensor this large streams from memory (or TC_STREAM_BYTES, if smaller:
    tests force streaming at small sizes) */
+#define TC__VM_EW_UNI 4 /* lane-uniform loads an element-wise fast path may have */
 #define TC__VM_PF_MIN_BYTES (TC_STREAM_BYTES > 0 && TC_STREAM_BYTES < (1 << 20) ? TC_STREAM_BYTES : (1 << 20))
 #define TC__VM_MAX_CHUNKS 1024
 #define TC__MK_PACK_MAX (1 << 21) /* bytes of packed Y per thread, at most */
@@ -9331,15 +9332,22 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
    writes the output row, with no dispatch per instruction. */
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
-    int i = vs->n_pro, end;
+    int i = vs->n_pro, end, k, n_uni = 0, uni[2] = {0, 0};
     if (!sp->direct || sp->lane < 0) return;
     for (; i < vs->n_ins && vs->ins[i].op == TC_OP_LOAD; i++) {
         const tc__vm_rplan *rp = &sp->reads[vs->ins[i].b];
-        if (vs->ins[i].c != TC__VM_NONE || rp->lstride[sp->lane] != 1 || rp->st == TC_FLOAT16 ||
-            rp->st == TC_BOOL || rp->st != (tc_dtype)vs->ins[i].dt)
+        int64_t ls = rp->lstride[sp->lane];
+        if (vs->ins[i].c != TC__VM_NONE || (ls != 1 && ls != 0) || rp->st == TC_FLOAT16 ||
+            rp->st == TC_BOOL || rp->st != (tc_dtype)vs->ins[i].dt || (ls == 0 && ++n_uni > TC__VM_EW_UNI))
             return;
     }
     if (i >= vs->n_ins) return;
+    for (k = 0; k < i; k++) { /* the op's first link must vary along the lanes */
+        if (k >= vs->n_pro && sp->reads[vs->ins[k].b].lstride[sp->lane] != 0) continue;
+        uni[0] |= vs->ins[k].a == vs->ins[i].b;
+        uni[1] |= vs->ins[k].a == vs->ins[i].c;
+    }
+    if (uni[0] && uni[1]) return;
     end = vs->n_ins;
     if (vs->ins[end - 1].op == TC_OP_CALL && tc_builtin_arity((tc_builtin)vs->ins[end - 1].dt2) == 1 &&
         end - 1 > i && vs->ins[end - 1].b == vs->ins[end - 2].a)
@@ -9591,6 +9599,20 @@ TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     }
 }
 
+/* The op of the element-wise fast path: a fused chain or one binary op. */
+TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
+                              void *d, int n) {
+    const void *const *rp = (const void *const *)T->rp;
+    if (op != last) {
+        int code = TC__FX_CODE(op[0].op - TC_OP_ADD, op[1].op - TC_OP_ADD,
+                               op + 2 == last ? op[2].op - TC_OP_ADD + 1 : 0);
+        tc__k_chain_f32(code, (float *)d, (const float *)rp[op->b], (const float *)rp[op->c],
+                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL, n);
+    } else {
+        tc__k_arith(op->op, (tc_dtype)op->dt, d, rp[op->b], rp[op->c], n);
+    }
+}
+
 /* One block of the element-wise fast path (tc__vm_plan_ew). */
 TC__PRIVATE void tc__vm_ew_block(tc__vm_run *R, int n) {
     const tc__vm_splan *sp = R->sp;
@@ -9601,21 +9623,26 @@ TC__PRIVATE void tc__vm_ew_block(tc__vm_run *R, int n) {
     size_t esz = tc_dtype_size(vs->vdt);
     unsigned char *w = tc__vm_write_ptr(R);
     void *d = sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
+    unsigned uni[TC__VM_EW_UNI];
+    int n_uni = 0, k;
     for (; in < op; in++) {
         const tc__vm_rplan *rp = &sp->reads[in->b];
         const unsigned char *p = R->P->ptr[rp->tensor] +
                                  tc__vm_read_offset(sp, rp, T->idx) * (int64_t)tc_dtype_size(rp->st);
+        if (rp->lstride[sp->lane] == 0) { /* one value per block (a row's mean) */
+            T->rp[in->a] = TC__VM_REG(T, in->a);
+            memcpy(T->rp[in->a], p, esz);
+            uni[n_uni++] = in->a;
+            continue;
+        }
         T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
         if (sp->prefetch) tc__vm_prefetch(p, TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
     }
-    if (op != last) {
-        const void *const *rp = (const void *const *)T->rp;
-        int code = TC__FX_CODE(op[0].op - TC_OP_ADD, op[1].op - TC_OP_ADD,
-                               op + 2 == last ? op[2].op - TC_OP_ADD + 1 : 0);
-        tc__k_chain_f32(code, (float *)d, (const float *)rp[op->b], (const float *)rp[op->c],
-                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL, n);
-    } else {
-        tc__k_arith(op->op, (tc_dtype)op->dt, d, T->rp[op->b], T->rp[op->c], n);
+    if (op != last || n_uni != 1 || /* one scalar operand: no broadcast */
+        !tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, T->rp[op->b == uni[0] ? op->c : op->b],
+                             T->rp[uni[0]], op->b == uni[0], n)) {
+        for (k = 0; k < n_uni; k++) tc__k_fill(esz, T->rp[uni[k]], T->rp[uni[k]], n);
+        tc__vm_ew_op(T, op, last, d, n);
     }
     if (sp->ew_call) { /* into the output, or the scratch register to stream from */
         T->rp[last->a] = d;

@@ -409,6 +409,23 @@ static const kc_case kc_cases[] = {
      "    s(i,j) = X(i,j) / m(i) - g(j) * 2.0 / m(i)\n"
      "    t(i,j) = 7.0 - X(i,j) * 1e-30 / 8.5070592e+37\n}\n",
      "M=5 N=531", "X=-1e30:1e30 m=-3:3", KC_EXACT, 0},
+    /* the element-wise fast path with lane-uniform loads (one value per row) */
+    {"ew-uniform-int",
+     "def eui(int32(M,N) X, int32(M) m, int8(M,N) A, int8(M) c) -> (a, b, d) {\n"
+     "    a(i,j) = X(i,j) - m(i)\n"
+     "    b(i,j) = m(i) / X(i,j)\n"
+     "    d(i,j) = c(i) * A(i,j)\n}\n",
+     "M=7 N=600", "X=-5:5 m=-9:9", KC_EXACT, 0},
+    {"ew-uniform-float",
+     "def euf(float(M,N) X, float(M) m, double(M,N) Y, double(M) u) -> (a, b, c, d) {\n"
+     "    a(i,j) = m(i) - X(i,j)\n"
+     "    b(i,j) = Y(i,j) / u(i)\n"
+     "    c(i,j) = (X(i,j) * m(i) + X(i,j)) / m(i)\n"
+     "    d(i,j) = min(u(i), Y(i,j))\n}\n",
+     "M=4 N=1030", 0, KC_EXACT, 0},
+    {"ew-uniform-call",
+     "def euc(float(M,N) X, float(M) m) -> (e) { e(i,j) = exp(X(i,j) - m(i)) }",
+     "M=5 N=700", "X=-4:4 m=-1:1", KC_LOOSE, 0},
     {"chain-pow2-tiny",
      "def pt(float(N) x, double(N) y) -> (a, b) {\n"
      "    a(i) = x(i) / 1.7014118e+38 + x(i) / 4.0\n"
