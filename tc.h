@@ -7883,9 +7883,12 @@ TC__PRIVATE int tc__pow2_reciprocal_f64(double *v) {
 
 /* op on float lanes a and the lane-uniform scalar at s (scalar_first: s is
    the left operand). 0: not handled here (other ops and dtypes). */
+TC__PRIVATE int tc__k_arith_uniform_ok(int op, tc_dtype t) {
+    return op >= TC_OP_ADD && op <= TC_OP_MAX && op != TC_OP_MOD && (t == TC_FLOAT32 || t == TC_FLOAT64);
+}
 TC__PRIVATE int tc__k_arith_uniform(int op, tc_dtype t, void *d, const void *a, const void *s,
                                     int scalar_first, int n) {
-    if (op < TC_OP_ADD || op > TC_OP_MAX || op == TC_OP_MOD) return 0;
+    if (!tc__k_arith_uniform_ok(op, t)) return 0;
     if (t == TC_FLOAT32) {
         float v;
         memcpy(&v, s, sizeof v);
@@ -9337,8 +9340,8 @@ TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     for (; i < vs->n_ins && vs->ins[i].op == TC_OP_LOAD; i++) {
         const tc__vm_rplan *rp = &sp->reads[vs->ins[i].b];
         int64_t ls = rp->lstride[sp->lane];
-        if (vs->ins[i].c != TC__VM_NONE || (ls != 1 && ls != 0) || rp->st == TC_FLOAT16 ||
-            rp->st == TC_BOOL || rp->st != (tc_dtype)vs->ins[i].dt || (ls == 0 && ++n_uni > TC__VM_EW_UNI))
+        if (vs->ins[i].c != TC__VM_NONE || (ls != 1 && ls != 0) || rp->st != vs->vdt ||
+            rp->st != (tc_dtype)vs->ins[i].dt || (ls == 0 && ++n_uni > TC__VM_EW_UNI))
             return;
     }
     if (i >= vs->n_ins) return;
@@ -9564,6 +9567,20 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
 
 #define TC__VM_WRED_ROWS 4096 /* rows a call, at most (a bound for int counts) */
 
+/* Sets the outer loops' values of item `first` (blocks of the lane loop
+   fastest, then the outer loops, last fastest); returns its block. */
+TC__PRIVATE int64_t tc__vm_item_start(const tc__vm_splan *sp, int64_t first, int64_t *idx) {
+    int64_t rest = first / sp->n_blocks;
+    int k;
+    for (k = sp->n_outer - 1; k >= 0; k--) {
+        int l = sp->outer[k];
+        int64_t e = tc__vm_extent(sp, l);
+        idx[l] = sp->lo[l] + rest % e;
+        rest /= e;
+    }
+    return first % sp->n_blocks;
+}
+
 /* Window-reduction items [first, last) (as tc__vm_items numbers them: the
    outer loops, then the lane loop's blocks), no bytecode. Pooling's rows
    are short (56 lanes), so per-row work would weigh as much as the loads:
@@ -9571,16 +9588,10 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
    together to tc__vm_wred_rows. */
 TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
-    int64_t it = first, rest = first / sp->n_blocks, blk = first % sp->n_blocks, *idx = R->T->idx;
-    int k, n, row = sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
+    int64_t it = first, *idx = R->T->idx, blk = tc__vm_item_start(sp, first, idx);
+    int n, row = sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
     unsigned char id[8];
     tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
-    for (k = sp->n_outer - 1; k >= 0; k--) {
-        int l = sp->outer[k];
-        int64_t e = tc__vm_extent(sp, l);
-        idx[l] = sp->lo[l] + rest % e;
-        rest /= e;
-    }
     while (it < last) {
         int64_t run = 1;
         idx[sp->lane] = sp->lo[sp->lane] + blk * TC_BLOCK;
@@ -9613,43 +9624,71 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     }
 }
 
-/* One block of the element-wise fast path (tc__vm_plan_ew). */
-TC__PRIVATE void tc__vm_ew_block(tc__vm_run *R, int n) {
+/* A run of the element-wise fast path (tc__vm_plan_ew): `total` lanes of
+   one row from the loop values in idx, a block at a time, the pointers
+   into the tensors advanced rather than recomputed. */
+TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
     tc__vm_thread *T = R->T;
-    const tc__vm_ins *in = vs->ins + vs->n_pro, *op = vs->ins + sp->ew_op;
+    const tc__vm_ins *in, *op = vs->ins + sp->ew_op;
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1 - sp->ew_call; /* the op's last link */
     size_t esz = tc_dtype_size(vs->vdt);
     unsigned char *w = tc__vm_write_ptr(R);
-    void *d = sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
     unsigned uni[TC__VM_EW_UNI];
-    int n_uni = 0, k;
-    for (; in < op; in++) {
+    int n_uni = 0, k, n;
+    int64_t done;
+    for (in = vs->ins + vs->n_pro; in < op; in++) {
         const tc__vm_rplan *rp = &sp->reads[in->b];
-        const unsigned char *p = R->P->ptr[rp->tensor] +
-                                 tc__vm_read_offset(sp, rp, T->idx) * (int64_t)tc_dtype_size(rp->st);
-        if (rp->lstride[sp->lane] == 0) { /* one value per block (a row's mean) */
+        const unsigned char *p = R->P->ptr[rp->tensor] + tc__vm_read_offset(sp, rp, T->idx) * (int64_t)esz;
+        if (rp->lstride[sp->lane] == 0) { /* one value per row (its mean): a scalar */
             T->rp[in->a] = TC__VM_REG(T, in->a);
             memcpy(T->rp[in->a], p, esz);
             uni[n_uni++] = in->a;
-            continue;
+        } else {
+            T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
         }
-        T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
-        if (sp->prefetch) tc__vm_prefetch(p, TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
     }
-    if (op != last || n_uni != 1 || /* one scalar operand: no broadcast */
-        !tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, T->rp[op->b == uni[0] ? op->c : op->b],
-                             T->rp[uni[0]], op->b == uni[0], n)) {
-        for (k = 0; k < n_uni; k++) tc__k_fill(esz, T->rp[uni[k]], T->rp[uni[k]], n);
-        tc__vm_ew_op(T, op, last, d, n);
+    if (op == last && n_uni == 1 && tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt))
+        n_uni = -1; /* one scalar operand: no broadcast */
+    for (k = 0; k < n_uni; k++) tc__k_fill(esz, T->rp[uni[k]], T->rp[uni[k]], total < TC_BLOCK ? (int)total : TC_BLOCK);
+    for (done = 0; done < total; done += n, w += (size_t)n * esz) {
+        void *d = sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
+        n = total - done < TC_BLOCK ? (int)(total - done) : TC_BLOCK;
+        for (in = vs->ins + vs->n_pro; done && in < op; in++) /* the next block */
+            if (sp->reads[in->b].lstride[sp->lane]) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)TC_BLOCK * esz;
+        for (in = vs->ins + vs->n_pro; sp->prefetch && in < op; in++)
+            if (sp->reads[in->b].lstride[sp->lane]) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
+        if (n_uni < 0)
+            tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, T->rp[op->b == uni[0] ? op->c : op->b],
+                                T->rp[uni[0]], op->b == uni[0], n);
+        else
+            tc__vm_ew_op(T, op, last, d, n);
+        if (sp->ew_call) { /* into the output, or the scratch register to stream from */
+            T->rp[last->a] = d;
+            d = sp->stream ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
+            tc__vm_do_call(R, last + 1, d, n);
+        }
+        if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
     }
-    if (sp->ew_call) { /* into the output, or the scratch register to stream from */
-        T->rp[last->a] = d;
-        d = sp->stream ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
-        tc__vm_do_call(R, last + 1, d, n);
+}
+
+/* Items of the element-wise fast path: each row's run of blocks in one go. */
+TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
+    const tc__vm_splan *sp = R->sp;
+    int64_t it = first, *idx = R->T->idx, blk = tc__vm_item_start(sp, first, idx);
+    tc__vm_prologue(R);
+    while (it < last) {
+        int64_t nb = sp->n_blocks - blk < last - it ? sp->n_blocks - blk : last - it;
+        int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK;
+        idx[sp->lane] = start;
+        tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK);
+        it += nb;
+        blk += nb;
+        if (blk < sp->n_blocks) continue; /* the chunk ends inside the row */
+        blk = 0;
+        tc__vm_odo_next(sp, sp->outer, sp->n_outer, idx);
     }
-    if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
 }
 
 /* Type A: one block of n lanes along an output loop (or a single lane). */
@@ -9667,10 +9706,6 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
         return 1;
     }
     if (sp->n_red == 0 && !sp->fused) {
-        if (sp->ew) {
-            tc__vm_ew_block(R, n);
-            return 1;
-        }
         if (sp->stream) { /* the value streams from its register to memory */
             if (!tc__vm_exec(R, n)) return 0;
             tc__k_stream(tc__vm_write_ptr(R), R->T->rp[vs->value], (size_t)n * tc_dtype_size(vs->vdt));
@@ -9743,6 +9778,10 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
     if (first >= last) return 1;
     if (sp->wred && !R->check) { /* no bytecode: see tc__vm_wred_items */
         tc__vm_wred_items(R, first, last);
+        return 1;
+    }
+    if (sp->ew && !R->check) { /* see tc__vm_ew_items */
+        tc__vm_ew_items(R, first, last);
         return 1;
     }
     tc__vm_prologue(R);

@@ -426,6 +426,11 @@ static const kc_case kc_cases[] = {
     {"ew-uniform-call",
      "def euc(float(M,N) X, float(M) m) -> (e) { e(i,j) = exp(X(i,j) - m(i)) }",
      "M=5 N=700", "X=-4:4 m=-1:1", KC_LOOSE, 0},
+    {"ew-chunks-mid-row", /* chunks of the split end inside rows */
+     "def ecm(float(M,N) X, float(M,N) A, float(M) m) -> (y, z) {\n"
+     "    y(i,j) = (X(i,j) - A(i,j)) * X(i,j) + A(i,j)\n"
+     "    z(i,j) = tanh(X(i,j) * m(i) + 1.0)\n}\n",
+     "M=3 N=70001", 0, KC_LOOSE, 0},
     {"chain-pow2-tiny",
      "def pt(float(N) x, double(N) y) -> (a, b) {\n"
      "    a(i) = x(i) / 1.7014118e+38 + x(i) / 4.0\n"
