@@ -7837,25 +7837,34 @@ TC__VM_ARITH_UNI(f64, double)
 /* chain code: o1 and o2 in 0..3, o3 in 1..4 (0: a pair) */
 #define TC__FX_CODE(o1, o2, o3) ((o1) * 20 + (o2) * 5 + (o3))
 #define TC__FX_OP(O) (TC_OP_##O - TC_OP_ADD)
+#define TC__FX_LOOP3(O1, O2, O3, LAST)                                                       \
+    for (i = 0; i < n; i++) d[i] = TC__FX_##O3(TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]), LAST)
+#define TC__FX_LOOP2(O1, O2, LAST)                                                           \
+    for (i = 0; i < n; i++) d[i] = TC__FX_##O2(TC__FX_##O1(a[i], b[i]), LAST)
 #define TC__FX_C3(O1, O2, O3)                                                                \
     case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), TC__FX_OP(O3) + 1):                       \
-        for (i = 0; i < n; i++) d[i] = TC__FX_##O3(TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]), e[i]); \
+        if (s) TC__FX_LOOP3(O1, O2, O3, sv);                                                 \
+        else TC__FX_LOOP3(O1, O2, O3, e[i]);                                                 \
         break;
 #define TC__FX_C2(O1, O2)                                                                    \
     case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
-        for (i = 0; i < n; i++) d[i] = TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]);           \
+        if (s) TC__FX_LOOP2(O1, O2, sv);                                                     \
+        else TC__FX_LOOP2(O1, O2, c[i]);                                                     \
         break;                                                                               \
         TC__FX_L3(TC__FX_C3, O1, O2)
 #define TC__FX_C1(O1) TC__FX_L2(TC__FX_C2, O1)
+/* s, when not NULL: the last link's operand is the scalar *s (a constant,
+   a row's value), read once instead of from a broadcast block */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
 TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
                                  const float *TC__RESTRICT b, const float *TC__RESTRICT c,
-                                 const float *TC__RESTRICT e, int n) {
+                                 const float *TC__RESTRICT e, const float *s, int n) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
+    float sv = s ? *s : 0.0f;
     int i;
     switch (code) {
         TC__FX_L1(TC__FX_C1)
@@ -8899,36 +8908,44 @@ TC__PRIVATE int tc__vm_uniform_arith(const tc__vm_thread *T, const tc__vm_ins *i
 }
 
 /* A fused chain of len links from `in` (the compiler's tc__vm_chains):
-   one pass of tc__k_chain_f32; lane-uniform operands are spread first,
-   one power-of-two divisor as its reciprocal (in the scratch register).
-   0: the chain starts lane-uniform, so the links run one by one. */
+   one pass of tc__k_chain_f32. A lane-uniform last operand is passed as a
+   scalar; other uniform operands are spread first; a uniform power-of-two
+   divisor becomes its reciprocal (one in the scratch register, or the
+   last scalar). 0: the chain starts lane-uniform, so the links run one by
+   one. */
 TC__PRIVATE int tc__vm_exec_chain(tc__vm_run *R, const tc__vm_ins *in, int len, int direct, int n) {
     tc__vm_thread *T = R->T;
     const tc__vm_ins *last = in + len - 1;
     void *scratch = TC__VM_REG(T, R->sp->vs->n_regs + 1), *d;
     const void *arg[4];
     unsigned src[4];
-    int code, k, op[3], pow2 = 0;
+    int code, k, op[3], pow2 = 0, scalar_last;
+    float sv = 0.0f;
     if ((T->uni[in->b] & TC__VM_UNI) && (T->uni[in->c] & TC__VM_UNI)) return 0;
     src[0] = in->b;
     for (k = 0; k < len; k++) src[k + 1] = in[k].c;
-    for (k = 0; k < len; k++) { /* one uniform power-of-two divisor: times its reciprocal */
+    scalar_last = (T->uni[src[len]] & TC__VM_UNI) != 0;
+    if (scalar_last) memcpy(&sv, T->rp[src[len]], sizeof sv);
+    for (k = 0; k < len; k++) { /* uniform power-of-two divisors: times the reciprocal */
         float v;
         op[k] = in[k].op;
-        if (op[k] != TC_OP_DIV || pow2 || !(T->uni[src[k + 1]] & TC__VM_UNI)) continue;
+        if (op[k] != TC_OP_DIV || !(T->uni[src[k + 1]] & TC__VM_UNI)) continue;
         memcpy(&v, T->rp[src[k + 1]], sizeof v);
-        if (!tc__pow2_reciprocal_f32(&v)) continue;
+        if (k == len - 1 || pow2 || !tc__pow2_reciprocal_f32(&v)) {
+            if (k == len - 1 && tc__pow2_reciprocal_f32(&sv)) op[k] = TC_OP_MUL;
+            continue;
+        }
         op[k] = TC_OP_MUL;
         pow2 = k + 1;
         tc__k_fill(sizeof v, scratch, &v, n);
     }
-    tc__vm_spread(T, src, len + 1, n);
-    for (k = 0; k <= len; k++)
-        arg[k] = k == pow2 && k ? scratch : T->rp[src[k]];
+    tc__vm_spread(T, src, len + 1 - scalar_last, n);
+    for (k = 0; k <= len; k++) arg[k] = k == pow2 && k ? scratch : T->rp[src[k]];
     code = TC__FX_CODE(op[0] - TC_OP_ADD, op[1] - TC_OP_ADD, len == 3 ? op[2] - TC_OP_ADD + 1 : 0);
     d = direct ? T->direct : TC__VM_REG(T, last->a);
     tc__k_chain_f32(code, (float *)d, (const float *)arg[0], (const float *)arg[1],
-                    (const float *)arg[2], len == 3 ? (const float *)arg[3] : NULL, n);
+                    (const float *)arg[2], len == 3 ? (const float *)arg[3] : NULL,
+                    scalar_last ? &sv : NULL, n);
     T->rp[last->a] = d;
     T->uni[last->a] = 0;
     return 1;
@@ -9617,8 +9634,10 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     if (op != last) {
         int code = TC__FX_CODE(op[0].op - TC_OP_ADD, op[1].op - TC_OP_ADD,
                                op + 2 == last ? op[2].op - TC_OP_ADD + 1 : 0);
+        unsigned l = last->c; /* a uniform last operand goes as a scalar */
         tc__k_chain_f32(code, (float *)d, (const float *)rp[op->b], (const float *)rp[op->c],
-                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL, n);
+                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL,
+                        T->uni[l] & TC__VM_UNI ? (const float *)rp[l] : NULL, n);
     } else {
         tc__k_arith(op->op, (tc_dtype)op->dt, d, rp[op->b], rp[op->c], n);
     }
@@ -9644,9 +9663,11 @@ TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total) {
         if (rp->lstride[sp->lane] == 0) { /* one value per row (its mean): a scalar */
             T->rp[in->a] = TC__VM_REG(T, in->a);
             memcpy(T->rp[in->a], p, esz);
+            T->uni[in->a] = TC__VM_UNI; /* filled below: every lane */
             uni[n_uni++] = in->a;
         } else {
             T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
+            T->uni[in->a] = 0;
         }
     }
     if (op == last && n_uni == 1 && tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt))
