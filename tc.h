@@ -9327,8 +9327,10 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
 /* Software prefetch pays when several large tensors stream in along the
    lanes (a * x + b: the hardware prefetchers fall behind when a block
    reads them in turn); with one stream (stencils, rows) it only costs.
-   So do streaming stores (measured: a * x + b 11.5 -> 8 ms, a stencil
-   4.8 -> 5.1 ms): with one input stream the output keeps its stores. */
+   Streaming stores pay when the inputs come from memory too (a * x + b
+   11.5 -> 8 ms, a stencil 4.5 -> 4.2 ms), not in a row group, whose later
+   statements read what the earlier ones left in cache (softmax's e / s:
+   3.7 -> 4.0 ms streamed): tc__vm_plan_groups turns them off there. */
 TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     int k, j, streams = 0;
     if (sp->lane < 0) return;
@@ -9342,7 +9344,7 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
         streams += first;
     }
     sp->prefetch = streams >= 2 || (streams == 1 && sp->vs->n_ins - sp->vs->n_pro == 1); /* sum(x) */
-    sp->stream &= streams >= 2;
+    sp->stream &= streams >= 1;
 }
 
 /* Element-wise fast path (tc__vm_ew_block): a direct `=` whose body is
@@ -10364,7 +10366,7 @@ TC__PRIVATE int tc__vm_group_ok(const tc_plan *P, int g, int t) {
 }
 
 TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
-    int s, t, n = P->ir->n_stmts;
+    int s, t, u, n = P->ir->n_stmts;
     P->group_end = (int *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int));
     P->group_chunks = (int64_t *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int64_t));
     if (!P->group_end || !P->group_chunks) return TC_ERR_OUT_OF_MEMORY;
@@ -10376,6 +10378,7 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
             while (t < n && tc__vm_group_ok(P, s, t)) work += P->stmts[t++].work;
         P->group_end[s] = t;
         if (t == s + 1) continue;
+        for (u = s; u < t; u++) P->stmts[u].stream = 0; /* see tc__vm_plan_prefetch */
         rows = tc__vm_extent(&P->stmts[s], 0);
         ch = (int64_t)(work / TC__VM_CHUNK_WORK);
         if (ch > TC__VM_MAX_CHUNKS) ch = TC__VM_MAX_CHUNKS;
