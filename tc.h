@@ -10378,7 +10378,10 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
             while (t < n && tc__vm_group_ok(P, s, t)) work += P->stmts[t++].work;
         P->group_end[s] = t;
         if (t == s + 1) continue;
-        for (u = s; u < t; u++) P->stmts[u].stream = 0; /* see tc__vm_plan_prefetch */
+        for (u = s; u < t; u++) { /* see tc__vm_plan_prefetch */
+            P->stmts[u].stream = 0;
+            if (u > s) P->stmts[u].prefetch = 0; /* reads what the group left in cache */
+        }
         rows = tc__vm_extent(&P->stmts[s], 0);
         ch = (int64_t)(work / TC__VM_CHUNK_WORK);
         if (ch > TC__VM_MAX_CHUNKS) ch = TC__VM_MAX_CHUNKS;
