@@ -9060,11 +9060,16 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      bytecode, runs of short rows a call; with `!` folded, in place in the
      output rows (2x2 windows: one pass over pairs of adjacent elements);
    - `=` into a contiguous row: the last instruction stores directly; a
-     large output nothing reads later streams past the caches
-     (TC_STREAM_BYTES);
+     large output nothing reads later, whose inputs stream from memory,
+     bypasses the caches (TC_STREAM_BYTES);
+   - element-wise statements (contiguous or row-uniform loads, then one
+     fused chain or binary op, maybe then a one-argument builtin) run
+     without the bytecode, a row's blocks at a time (tc__vm_ew_items);
    - float32 op chains the compiler fused run as one pass (tc__vm_chains),
      and a binary float op with a lane-uniform operand reads it as a
      scalar (a power-of-two divisor as its reciprocal);
+   - software prefetch only where several large inputs stream in, or a
+     bare load is reduced (sum): elsewhere the hardware keeps up;
    - consecutive statements over the same rows whose shared tensors are
      all accessed at row i (softmax, layernorm) run as one row group, chunk
      by chunk of rows, so what one writes is still in cache for the next.
@@ -9075,9 +9080,9 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
 
 #define TC__VM_CHUNK_WORK 32768.0 /* lane-iterations per chunk, about */
 #define TC__VM_LANES_ENOUGH 128   /* a lane loop this long amortizes the dispatch */
+#define TC__VM_EW_UNI 4 /* lane-uniform loads an element-wise fast path may have */
 /* a tensor this large streams from memory (or TC_STREAM_BYTES, if smaller:
    tests force streaming at small sizes) */
-#define TC__VM_EW_UNI 4 /* lane-uniform loads an element-wise fast path may have */
 #define TC__VM_PF_MIN_BYTES (TC_STREAM_BYTES > 0 && TC_STREAM_BYTES < (1 << 20) ? TC_STREAM_BYTES : (1 << 20))
 #define TC__VM_MAX_CHUNKS 1024
 #define TC__MK_PACK_MAX (1 << 21) /* bytes of packed Y per thread, at most */

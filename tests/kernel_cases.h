@@ -456,9 +456,8 @@ REF_FN uint64_t kc_next(kc_rng *r) {
 }
 REF_FN double kc_unif(kc_rng *r) { return (double)(kc_next(r) >> 11) * (1.0 / 9007199254740992.0); }
 
-/* Finds "name=..." in a space-separated list; returns the text after '='. */
 /* One VM run of p: tc_run with an optional pool. */
-static tc_status kc_vm(const tc_program *p, const tc_tensor *in, int n_in, tc_tensor *out,
+REF_FN tc_status kc_vm(const tc_program *p, const tc_tensor *in, int n_in, tc_tensor *out,
                        int n_out, tc_pool *pool, tc_error *err) {
     tc_run_desc rd;
     memset(&rd, 0, sizeof rd);
