@@ -62,14 +62,27 @@ $(BUILD)/test-san/tc: tools/tc.c tools/npy.h $(HDRS) | $(BUILD)/test-san
 demo: $(BUILD)/examples/demo
 	./$(BUILD)/examples/demo
 
+# Tests that use the public API only link one compiled implementation per
+# flavour (tests/tc_impl.c, $(filter %.o,$^) below) instead of compiling tc.h.
+LINKED := t_fuzz t_kernels t_late_gather t_loops t_thread_kernels
+$(BUILD)/test/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test
+	$(CC) -std=c99 -O2 -g -Wall -Wextra -I. -c $< -o $@
+$(BUILD)/test-san/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test-san
+	$(CC) -std=c99 $(SAN) -Wall -Wextra -I. -c $< -o $@
+$(BUILD)/test-tsan/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test-tsan
+	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. -c $< -o $@
+$(LINKED:%=$(BUILD)/test/%): $(BUILD)/test/tc_impl.o
+$(LINKED:%=$(BUILD)/test-san/%): $(BUILD)/test-san/tc_impl.o
+$(filter $(TEST_TSAN),$(LINKED:%=$(BUILD)/test-tsan/%)): $(BUILD)/test-tsan/tc_impl.o
+
 $(BUILD)/test/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test
-	$(CC) -std=c99 -O2 -g -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
+	$(CC) -std=c99 -O2 -g -Wall -Wextra $(OCL_CFLAGS) -I. $< $(filter %.o,$^) -o $@ $(LIBS) $(OCL_LIBS)
 $(BUILD)/test-san/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-san
-	$(CC) -std=c99 $(SAN) -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
+	$(CC) -std=c99 $(SAN) -Wall -Wextra $(OCL_CFLAGS) -I. $< $(filter %.o,$^) -o $@ $(LIBS) $(OCL_LIBS)
 # t_stream is t_kernels with streaming stores forced on
 $(BUILD)/test/t_stream $(BUILD)/test-san/t_stream: tests/t_kernels.c
 $(BUILD)/test-tsan/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-tsan
-	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< -o $@ $(LIBS)
+	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< $(filter %.o,$^) -o $@ $(LIBS)
 
 test: all examples $(BUILD)/test-san/tc $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
 	@HAVE_OPENCL=$(HAVE_OPENCL) PYTHON=$(PYTHON) CC=$(CC) bash tests/all.sh

@@ -602,12 +602,16 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #endif
 
 /* gcc vectorizes the lane loops at -O2 only with the dynamic cost model
-   (its -O2 default, "very cheap", skips loops that need a remainder, three
-   times slower here); for the implementation only, restored at its end. */
+   (its -O2 default, "very cheap", skips loops that need a remainder: three
+   times slower here). The kernel sections ([tc:math], [tc:contract],
+   [tc:kernels]) turn it on between these two; the rest compiles as asked. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-#pragma GCC push_options
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
-#define TC__GCC_OPTIONS_PUSHED 1
+#define TC__VECTORIZE_BEGIN                                                                   \
+    _Pragma("GCC push_options") _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=dynamic\")")
+#define TC__VECTORIZE_END _Pragma("GCC pop_options")
+#else
+#define TC__VECTORIZE_BEGIN
+#define TC__VECTORIZE_END
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define TC__PRIVATE static __attribute__((unused))
@@ -4687,6 +4691,7 @@ TC__PRIVATE int tc__frontend_def(tc__ctx *C, const tc__ast *ast, int def, tc_ir_
     return 1;
 }
 /* ==== [tc:math] Scalar and block math for builtins ======================== */
+TC__VECTORIZE_BEGIN
 /* Every TC builtin in double (tc__math_f64, the reference), in float
    (tc__math_f32) and over a block of lanes (tc__math_block_f32/_f64), plus
    float16 <-> float conversion for float16 storage.
@@ -6845,6 +6850,8 @@ TC__PRIVATE void tc__contract_run_tasks(const tc__contract_shape *sh, const tc__
         first = end;
     }
 }
+TC__VECTORIZE_END
+
 /* ==== [tc:vm-types] Compiled statements ===================================== */
 
 static const struct {
@@ -7656,6 +7663,7 @@ TC__PRIVATE int tc__backend_def(tc__ctx *C, const tc_ir_def *ir, void **out) {
    min/max ignore NaN (C99 fmin/fmax, CUDA's min/max). bool is 0/1; its
    arithmetic saturates (+ is ||, * is &&). Each kernel is a loop over
    n <= TC_BLOCK lanes with restrict pointers that compilers vectorize. */
+TC__VECTORIZE_BEGIN
 
 /* clang-format off */
 /*  sfx  dtype    C type    wrap type  kind */
@@ -8598,6 +8606,8 @@ TC__PRIVATE void tc__mk_pack(tc_dtype t, const tc__mk_args *A, void *dst) {
         }
     }
 }
+
+TC__VECTORIZE_END
 
 /* ==== [tc:plan-types] Per-run state ========================================
    A plan holds everything that depends on concrete sizes: size values,
@@ -11391,9 +11401,6 @@ TC_API int tc_program_find(const tc_program *p, const char *name) {
 TC_API const tc_ir_def *tc_program_ir(const tc_program *p, int def) {
     return p && def >= 0 && def < p->n_defs ? &p->ir[def] : NULL;
 }
-#if defined(TC__GCC_OPTIONS_PUSHED)
-#pragma GCC pop_options
-#endif
 #endif /* TC_IMPLEMENTATION */
 
 /*

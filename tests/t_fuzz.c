@@ -7,7 +7,7 @@
    (exactly), so wrong results and unchecked accesses count too.
    Fixed-seed PRNG: every run sees the same inputs. */
 #define _DEFAULT_SOURCE
-#define TC_IMPLEMENTATION
+/* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
 #include "harness.h"
 #include "ref_eval.h"

@@ -5,7 +5,7 @@
    relative tolerance, builtins within a few ulp; thread counts and plans
    must match the single-threaded run bitwise. */
 #define _DEFAULT_SOURCE
-#define TC_IMPLEMENTATION
+/* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
 #include "harness.h"
 #include "ref_eval.h"

@@ -1,7 +1,7 @@
 /* A gather whose indices the def computes itself is checked as the run
    goes; a failure must still leave the caller's outputs untouched, and a
    passing run must give the same results as an unstaged one. */
-#define TC_IMPLEMENTATION
+/* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
 #include "harness.h"
 

@@ -3,7 +3,7 @@
    gather reads, select, casts, builtins, min= bodies, float16 stores,
    snprintf-style truncation; then on compiled sources once the front end
    is in (skipped cleanly while tc_compile reports TC_ERR_UNSUPPORTED). */
-#define TC_IMPLEMENTATION
+/* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
 #include "harness.h"
 

@@ -3,7 +3,7 @@
    threads run one program at once; sizes large enough that threads split
    the work. Built with TSan too (tests/t_thread*.c). */
 #define _DEFAULT_SOURCE
-#define TC_IMPLEMENTATION
+/* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
 #include "harness.h"
 #include "ref_eval.h"
