@@ -5358,9 +5358,10 @@ TC__MATH_INLINE float tc__math_log1p_lane(float x) {
    s = 2^k and t = T(w), e^-2a = s (1 - t) / (1 + t) and
        tanh(a) = 1 - 2c/d,  c = s (1 - t),  d = (1 + t) + c.
    2c/d < 0.45 there, so the roundings of c, d and of the one division
-   reach the result damped, and nothing cancels. a is clamped to 10 (tanh
-   rounds to 1 from 9.02) by an unsigned min on the bits, which sends nan
-   to 10 as well; nan is not big, so w = a carries it through T.
+   reach the result damped, and nothing cancels; below 0.625, c = 0 and
+   the same final fma returns T(a). a is clamped to 10 (tanh rounds to 1
+   from 9.01; k >= -29) by an integer min on the bits, which maps nan to
+   10 too; nan is not big, though, so w = a carries it through T.
    Max error 2 ulp (measured 1.52). */
 TC__MATH_INLINE float tc__math_tanh_lane(float x) {
     uint32_t ua = tc__math_f2u(x) & 0x7fffffffu;
