@@ -373,32 +373,44 @@ static void test_ulp_sweep(void) {
     }
 }
 
-/* Denser over the range that matters most for exp and tanh: every 5th
-   float in [0.5, 4) and its negative. */
+/* Denser over the ranges that matter most for exp and tanh: every 5th
+   float and its negative, in [0.5, 4) for exp; for tanh in [0.125, 10.5),
+   across its switch to the exp form at 0.625 and its clamp at 10, where
+   it must also be exactly odd. */
 static void test_ulp_exhaustive_ranges(void) {
-    static const tc_builtin bs[2] = {TC_BUILTIN_EXP, TC_BUILTIN_TANH};
+    static const struct {
+        tc_builtin b;
+        float lo, hi;
+    } rs[2] = {{TC_BUILTIN_EXP, 0.5f, 4.0f}, {TC_BUILTIN_TANH, 0.125f, 10.5f}};
     int k;
     for (k = 0; k < 2; k++) {
-        static float xs[TM_BATCH];
+        static float xs[TM_BATCH], ys[TM_BATCH];
         const tm_kernel *kern = NULL;
         double worst = 0.0;
         float worst_x = 0.0f;
-        uint32_t u, lo = tm_f2u(0.5f), hi = tm_f2u(4.0f);
+        uint32_t u, lo = tm_f2u(rs[k].lo), hi = tm_f2u(rs[k].hi);
         size_t j;
-        int n = 0;
+        int n = 0, i, odd = rs[k].b == TC_BUILTIN_TANH, asym = 0;
         for (j = 0; j < sizeof tm_kernels / sizeof tm_kernels[0]; j++)
-            if (tm_kernels[j].b == bs[k]) kern = &tm_kernels[j];
-        for (u = lo; u < hi; u += TM_STRIDE == 97u ? 5u : 611u) {
-            xs[n++] = tm_u2f(u);
-            xs[n++] = -tm_u2f(u);
-            if (n == TM_BATCH) {
-                tm_sweep_batch(kern, xs, n, &worst, &worst_x);
-                n = 0;
+            if (tm_kernels[j].b == rs[k].b) kern = &tm_kernels[j];
+        for (u = lo; u < hi || n > 0; u += TM_STRIDE == 97u ? 5u : 611u) {
+            if (u < hi) {
+                xs[n++] = tm_u2f(u);
+                xs[n++] = -tm_u2f(u);
+                if (n < TM_BATCH) continue;
             }
+            tm_sweep_batch(kern, xs, n, &worst, &worst_x);
+            if (odd) {
+                tc__math_block_f32(rs[k].b, ys, xs, NULL, NULL, NULL, n);
+                for (i = 0; i < n; i += 2) asym += tm_f2u(ys[i + 1]) != (tm_f2u(ys[i]) ^ 0x80000000u);
+            }
+            n = 0;
         }
-        tm_sweep_batch(kern, xs, n, &worst, &worst_x);
-        CHECKF(worst <= kern->bound, "%s on [0.5, 4): %.3f ulp at %.9g", tc_builtin_name(bs[k]),
-               worst, (double)worst_x);
+        CHECKF(worst <= kern->bound, "%s on [%g, %g): %.3f ulp at %.9g", tc_builtin_name(rs[k].b),
+               (double)rs[k].lo, (double)rs[k].hi, worst, (double)worst_x);
+        CHECKF(asym == 0, "%s not odd at %d points", tc_builtin_name(rs[k].b), asym);
+        printf("  %-6s max error %.3f ulp on [%g, %g)\n", tc_builtin_name(rs[k].b), worst,
+               (double)rs[k].lo, (double)rs[k].hi);
     }
 }
 
@@ -447,7 +459,9 @@ static void test_special_f32(void) {
         {TC_BUILTIN_TANH, dmin, dmin}, {TC_BUILTIN_TANH, -1e-30f, -1e-30f},
         {TC_BUILTIN_TANH, 10.0f, 1.0f}, {TC_BUILTIN_TANH, -1e30f, -1.0f},
         {TC_BUILTIN_TANH, inf, 1.0f}, {TC_BUILTIN_TANH, -inf, -1.0f},
-        {TC_BUILTIN_TANH, nan, nan}, {TC_BUILTIN_ERF, 0.0f, 0.0f}, {TC_BUILTIN_ERF, -0.0f, -0.0f},
+        {TC_BUILTIN_TANH, nan, nan}, {TC_BUILTIN_TANH, 9.5f, 1.0f}, {TC_BUILTIN_TANH, -20.0f, -1.0f},
+        {TC_BUILTIN_TANH, 3.0e38f, 1.0f}, {TC_BUILTIN_TANH, 9.53674316e-07f, 9.53674316e-07f},
+        {TC_BUILTIN_ERF, 0.0f, 0.0f}, {TC_BUILTIN_ERF, -0.0f, -0.0f},
         {TC_BUILTIN_ERF, 4.0f, 1.0f}, {TC_BUILTIN_ERF, -1e30f, -1.0f},
         {TC_BUILTIN_ERF, -inf, -1.0f}, {TC_BUILTIN_ERF, inf, 1.0f}, {TC_BUILTIN_ERF, nan, nan},
         {TC_BUILTIN_SIN, 0.0f, 0.0f}, {TC_BUILTIN_SIN, -0.0f, -0.0f}, {TC_BUILTIN_SIN, dmin, dmin},
