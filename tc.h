@@ -7892,6 +7892,11 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
     }
 }
 
+/* The chain code of ops o1, o2 (then o3; -1: a pair), as the kernel's cases. */
+TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
+    return TC__FX_CODE(o1 - TC_OP_ADD, o2 - TC_OP_ADD, o3 < 0 ? 0 : o3 - TC_OP_ADD + 1);
+}
+
 /* x / 2^k and x * 2^-k are the same real number, so they round alike: a
    power-of-two divisor whose reciprocal is a float (subnormal included)
    becomes a multiplication (layernorm's / N). Replaces *v; 1 when it did. */
@@ -8963,7 +8968,7 @@ TC__PRIVATE int tc__vm_exec_chain(tc__vm_run *R, const tc__vm_ins *in, int len, 
     }
     tc__vm_spread(T, src, len + 1 - scalar_last, n);
     for (k = 0; k <= len; k++) arg[k] = k == pow2 && k ? scratch : T->rp[src[k]];
-    code = TC__FX_CODE(op[0] - TC_OP_ADD, op[1] - TC_OP_ADD, len == 3 ? op[2] - TC_OP_ADD + 1 : 0);
+    code = tc__k_chain_code(op[0], op[1], len == 3 ? op[2] : -1);
     d = direct ? T->direct : TC__VM_REG(T, last->a);
     tc__k_chain_f32(code, (float *)d, (const float *)arg[0], (const float *)arg[1],
                     (const float *)arg[2], len == 3 ? (const float *)arg[3] : NULL,
@@ -9661,8 +9666,7 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
                               void *d, int n) {
     const void *const *rp = (const void *const *)T->rp;
     if (op != last) {
-        int code = TC__FX_CODE(op[0].op - TC_OP_ADD, op[1].op - TC_OP_ADD,
-                               op + 2 == last ? op[2].op - TC_OP_ADD + 1 : 0);
+        int code = tc__k_chain_code(op[0].op, op[1].op, op + 2 == last ? op[2].op : -1);
         unsigned l = last->c; /* a uniform last operand goes as a scalar */
         tc__k_chain_f32(code, (float *)d, (const float *)rp[op->b], (const float *)rp[op->c],
                         (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL,
@@ -9705,10 +9709,11 @@ TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total) {
     for (done = 0; done < total; done += n, w += (size_t)n * esz) {
         void *d = sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < TC_BLOCK ? (int)(total - done) : TC_BLOCK;
-        for (in = vs->ins + vs->n_pro; done && in < op; in++) /* the next block */
-            if (sp->reads[in->b].lstride[sp->lane]) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)TC_BLOCK * esz;
-        for (in = vs->ins + vs->n_pro; sp->prefetch && in < op; in++)
-            if (sp->reads[in->b].lstride[sp->lane]) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
+        for (in = vs->ins + vs->n_pro; in < op; in++) { /* contiguous loads: the next block */
+            if (!sp->reads[in->b].lstride[sp->lane]) continue;
+            if (done) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)TC_BLOCK * esz;
+            if (sp->prefetch) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
+        }
         if (n_uni < 0)
             tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, T->rp[op->b == uni[0] ? op->c : op->b],
                                 T->rp[uni[0]], op->b == uni[0], n);
