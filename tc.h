@@ -192,6 +192,10 @@ typedef struct tc_run_desc { /* zero-initialise */
     int n_outputs;
     tc_pool *pool;           /* NULL: the calling thread only */
     int unchecked_gathers;   /* 1: skip data-dependent bounds checks (unsafe, faster) */
+    const unsigned char *discard; /* NULL, or n_outputs flags; nonzero: the output is not
+                                wanted: computed as a temporary (softmax's e never
+                                reaches memory), outputs[i] left untouched. A plan
+                                runs only with the flags it was made with. */
 } tc_run_desc;
 
 /* ==== [tc:api] ============================================================ */
@@ -7808,6 +7812,42 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
 }
 /* Float arithmetic with one lane-uniform operand, read once as a scalar
    (no broadcast pass): vector op scalar (sv = 0) or scalar op vector. */
+/* a[i] / s for a lane-uniform divisor s, bitwise the division, without a
+   division per lane where the target has a fast fma: with y = 1/s rounded
+   (within half an ulp) and q = a * y (within one ulp of a / s), the
+   residual a - s q is exact and q + (a - s q) y rounds to the correctly
+   rounded a / s (Markstein's theorem), as long as nothing under- or
+   overflows. So s must be within 2^+-LS, and a block with a quotient
+   outside 2^+-LQ (zero, tiny, huge, inf or NaN among them) is divided
+   again, lane by lane. Dividers take about 10 times a multiply's time. */
+#if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#define TC__FAST_FMA 1
+#else
+#define TC__FAST_FMA 0
+#endif
+#define TC__VM_DIV_UNI(sfx, T, FMA, LS, LQ)                                                  \
+    TC__PRIVATE void tc__k_div_uni_##sfx(T *TC__RESTRICT d, const T *TC__RESTRICT a, T s,    \
+                                         int n) {                                            \
+        T y, m = s < 0 ? -s : s;                                                             \
+        int i, bad = 0;                                                                      \
+        if (!TC__FAST_FMA || !(m >= (T)LS && m <= (T)1 / (T)LS)) {                           \
+            TC__VM_LOOP(a[i] / s);                                                           \
+            return;                                                                          \
+        }                                                                                    \
+        y = (T)1 / s;                                                                        \
+        for (i = 0; i < n; i++) {                                                            \
+            T q = a[i] * y, r = FMA(FMA(-s, q, a[i]), y, q), v = r < 0 ? -r : r;             \
+            d[i] = r;                                                                        \
+            bad |= !(v >= (T)LQ) | !(v <= (T)1 / (T)LQ);                                     \
+        }                                                                                    \
+        if (bad) TC__VM_LOOP(a[i] / s);                                                      \
+    }
+TC__VM_DIV_UNI(f32, float, TC__MATH_FMAF, 9.094947017729282e-13 /* 2^-40 */,
+               8.881784197001252e-16 /* 2^-50 */)
+TC__VM_DIV_UNI(f64, double, TC__MATH_FMA, 4.909093465297727e-91 /* 2^-300 */,
+               3.8725919148493183e-121 /* 2^-400 */)
+#undef TC__VM_DIV_UNI
+
 #define TC__VM_ARITH_UNI(sfx, T)                                                             \
     TC__PRIVATE void tc__k_arith_uni_##sfx(int op, void *dv, const void *av, T s, int sv,    \
                                            int n) {                                          \
@@ -7823,7 +7863,7 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
             break;                                                                           \
         case TC_OP_DIV:                                                                      \
             if (sv) TC__VM_LOOP(s / a[i]);                                                   \
-            else TC__VM_LOOP(a[i] / s);                                                      \
+            else tc__k_div_uni_##sfx(d, a, s, n);                                            \
             break;                                                                           \
         case TC_OP_MIN:                                                                      \
             if (sv) TC__VM_LOOP(tc__e_min_##sfx(s, a[i]));                                   \
@@ -7901,17 +7941,29 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
    power-of-two divisor whose reciprocal is a float (subnormal included)
    becomes a multiplication (layernorm's / N). Replaces *v; 1 when it did. */
 TC__PRIVATE int tc__pow2_reciprocal_f32(float *v) {
-    int e;
-    float m = frexpf(*v, &e); /* *v = m 2^e, |m| in [0.5, 1) */
-    if ((m != 0.5f && m != -0.5f) || e < -126) return 0; /* 1 / 2^-127 is the largest */
-    *v = ldexpf(m < 0.0f ? -2.0f : 2.0f, -e); /* 1 / (0.5 2^e) */
+    uint32_t u, mag;
+    int k; /* |*v| = 2^k, k in [-127, 127]: 2^-127 is the one subnormal whose reciprocal is a float */
+    memcpy(&u, v, sizeof u);
+    mag = u & 0x7fffffffu;
+    if (mag == 0x00400000u) k = -127;
+    else if ((mag & 0x7fffffu) == 0 && mag >> 23 >= 1 && mag >> 23 <= 254) k = (int)(mag >> 23) - 127;
+    else return 0;
+    mag = k == 127 ? 0x00400000u : (uint32_t)(127 - k) << 23; /* 2^-k */
+    u = (u & 0x80000000u) | mag;
+    memcpy(v, &u, sizeof u);
     return 1;
 }
 TC__PRIVATE int tc__pow2_reciprocal_f64(double *v) {
-    int e;
-    double m = frexp(*v, &e);
-    if ((m != 0.5 && m != -0.5) || e < -1022) return 0;
-    *v = ldexp(m < 0.0 ? -2.0 : 2.0, -e);
+    uint64_t u, mag;
+    int k; /* |*v| = 2^k, k in [-1023, 1023] */
+    memcpy(&u, v, sizeof u);
+    mag = u & 0x7fffffffffffffffull;
+    if (mag == 0x0008000000000000ull) k = -1023;
+    else if ((mag & 0xfffffffffffffull) == 0 && mag >> 52 >= 1 && mag >> 52 <= 2046) k = (int)(mag >> 52) - 1023;
+    else return 0;
+    mag = k == 1023 ? 0x0008000000000000ull : (uint64_t)(1023 - k) << 52;
+    u = (u & 0x8000000000000000ull) | mag;
+    memcpy(v, &u, sizeof u);
     return 1;
 }
 
@@ -8112,6 +8164,47 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
     }
 TC__VM_TYPES(TC__VM_RED)
 #undef TC__VM_RED
+
+/* A reduction along the lanes (rowsum, softmax's max and sum) keeps
+   TC__VM_RED_LANES partial results: element j of the row goes to partial
+   j % TC__VM_RED_LANES, in order, and tc__k_fold combines them at the end.
+   64 float lanes are four AVX-512 registers: enough independent sums to
+   hide the adder's latency, few enough that the fold costs little. */
+#define TC__VM_RED_LANES 64
+#define TC__VM_REDL_LOOP(OP)                                                                 \
+    for (; i < n && (o + i) % W; i++) d[(o + i) % W] = OP(d[(o + i) % W], v[i]);              \
+    for (; i + W <= n; i += W)                                                               \
+        for (l = 0; l < W; l++) d[l] = OP(d[l], v[i + l]);                                   \
+    for (l = 0; i + l < n; l++) d[l] = OP(d[l], v[i + l])
+#define TC__VM_REDL(sfx, DT, T, W_, K)                                                       \
+    TC__PRIVATE void tc__k_reduce_lanes_##sfx(tc_reduce r, void *accv, const void *vv, int o,  \
+                                              int n) {                                       \
+        T *TC__RESTRICT d = (T *)accv;                                                       \
+        const T *TC__RESTRICT v = (const T *)vv;                                             \
+        const int W = TC__VM_RED_LANES;                                                      \
+        int i = 0, l;                                                                        \
+        switch (r) {                                                                         \
+        case TC_REDUCE_SUM: TC__VM_REDL_LOOP(tc__e_add_##sfx); break;                        \
+        case TC_REDUCE_PROD: TC__VM_REDL_LOOP(tc__e_mul_##sfx); break;                       \
+        case TC_REDUCE_MIN: TC__VM_REDL_LOOP(tc__e_amin_##sfx); break;                       \
+        case TC_REDUCE_MAX: TC__VM_REDL_LOOP(tc__e_amax_##sfx); break;                       \
+        default: break; /* `=` never reduces along its lanes */                              \
+        }                                                                                    \
+    }
+TC__VM_TYPES(TC__VM_REDL)
+#undef TC__VM_REDL
+#undef TC__VM_REDL_LOOP
+
+/* acc's partials (r)= v's n lanes, the first of which is element o of the row. */
+TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const void *v, int64_t o, int n) {
+    switch (t) {
+#define TC__VM_REDL_CASE(sfx, DT, T, W, K)                                                   \
+    case TC_##DT: tc__k_reduce_lanes_##sfx(r, acc, v, (int)(o % TC__VM_RED_LANES), n); break;
+        TC__VM_TYPES(TC__VM_REDL_CASE)
+#undef TC__VM_REDL_CASE
+    default: break;
+    }
+}
 
 TC__PRIVATE void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
     switch (t) {
@@ -8684,6 +8777,8 @@ typedef struct tc__vm_thread {
     const void *pf_base; /* the last block prefetched by a LOAD: tensor, byte offset */
     int64_t pf_off;
     int64_t *idx;        /* loop values */
+    unsigned char **ptr; /* per tensor: P->ptr, or where this thread's staged rows are */
+    unsigned char **stage; /* per tensor: this thread's staged rows, or NULL */
     tc_error err;
 } tc__vm_thread;
 
@@ -8708,6 +8803,10 @@ struct tc_plan {
     size_t pack_bytes;               /* per thread, for the microkernel */
     int *group_end;                  /* per statement: end of the row group it starts */
     int64_t *group_chunks;
+    unsigned char *discard;          /* per output: not wanted (a temporary) */
+    int *stage_group;                /* per tensor: the row group whose chunks hold its rows
+                                        per thread (tc__vm_plan_staging), or -1 */
+    int64_t *stage_bytes;            /* per tensor: the bytes of one chunk's rows */
 };
 
 /* ==== [tc:vm] The block VM ==================================================
@@ -8782,7 +8881,7 @@ TC__PRIVATE void tc__vm_prefetch(const void *base, int64_t byte_off, int bytes, 
    (no copy); others are copied into the destination d. */
 TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int n) {
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
-    const unsigned char *base = R->P->ptr[rp->tensor];
+    const unsigned char *base = R->T->ptr[rp->tensor];
     size_t esz = tc_dtype_size(rp->st);
     int64_t off = tc__vm_read_offset(R->sp, rp, R->T->idx);
     int64_t ls = R->sp->lane >= 0 ? rp->lstride[R->sp->lane] : 0;
@@ -9023,7 +9122,7 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
         case TC_OP_GOFF: tc__vm_do_goff(R, in, d, nl); break;
         case TC_OP_GIDX: if (!tc__vm_do_gidx(R, in, nl)) return 0; break;
         case TC_OP_GLOAD:
-            tc__k_gload(R->sp->reads[in->c].st, d, R->P->ptr[R->sp->reads[in->c].tensor],
+            tc__k_gload(R->sp->reads[in->c].st, d, R->T->ptr[R->sp->reads[in->c].tensor],
                         (const int64_t *)rp[in->b],
                         in->d == TC__VM_NONE ? NULL : (const uint8_t *)rp[in->d], nl);
             break;
@@ -9379,36 +9478,89 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     sp->stream &= streams >= 1;
 }
 
-/* Element-wise fast path (tc__vm_ew_block): a direct `=` whose body is
-   contiguous plain loads followed by one fused chain or one binary op (a
-   stencil, a * x + b), maybe then a one-argument builtin of its value.
-   The loads become pointers into the tensors and the op (or builtin)
-   writes the output row, with no dispatch per instruction. */
+/* Whether register r holds a lane-uniform value when instruction `at` of
+   the element-wise fast path runs: its last writer before `at` is in the
+   prologue, a row-uniform load, or a lane-uniform instruction (all the
+   instructions from `first` on are). */
+TC__PRIVATE int tc__vm_ew_uniform(const tc__vm_splan *sp, int first, int at, unsigned r) {
+    const tc__vm_stmt *vs = sp->vs;
+    int k;
+    for (k = at - 1; k >= 0; k--) {
+        const tc__vm_ins *in = &vs->ins[k];
+        if (in->a != r || in->op == TC_OP_GIDX) continue;
+        if (k < vs->n_pro) return 1;
+        if (in->op == TC_OP_LOAD) return sp->reads[in->b].lstride[sp->lane] == 0;
+        return k >= first;
+    }
+    return 0;
+}
+
+/* Instruction k may run once per row of the element-wise fast path: not a
+   read or the lane's index, every source lane-uniform, and no fused chain
+   that reaches past the uniform part. */
+TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) {
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_ins *in = &vs->ins[k];
+    unsigned src[5];
+    int ns, j;
+    switch ((tc_opcode)in->op) {
+    case TC_OP_LOAD: case TC_OP_GOFF: case TC_OP_GIDX: case TC_OP_GLOAD: case TC_OP_COUNT: return 0;
+    case TC_OP_INDEX: if (in->b == sp->lane) return 0; break;
+    default: break;
+    }
+    if (vs->chain && vs->chain[k] > 1) return 0;
+    ns = tc__vm_sources(in, src);
+    for (j = 0; j < ns; j++)
+        if (!tc__vm_ew_uniform(sp, first, k, src[j])) return 0;
+    return 1;
+}
+
+/* Element-wise fast path (tc__vm_ew_run): a direct `=`, or a reduction
+   along its lane loop alone (a row's max or sum), whose body is
+   - contiguous or row-uniform plain loads, and instructions on
+     row-uniform values only (sqrt(var(i) + eps): once per row), in any
+     order;
+   - then one fused chain or one binary op (for a reduction, maybe none:
+     the value is a contiguous load);
+   - maybe then a one-argument builtin of its value.
+   The loads become pointers into the tensors, and a row's blocks run in
+   one go with no dispatch per instruction. */
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
-    int i = vs->n_pro, end, k, n_uni = 0, uni[2] = {0, 0};
-    if (!sp->direct || sp->lane < 0) return;
-    for (; i < vs->n_ins && vs->ins[i].op == TC_OP_LOAD; i++) {
-        const tc__vm_rplan *rp = &sp->reads[vs->ins[i].b];
-        int64_t ls = rp->lstride[sp->lane];
-        if (vs->ins[i].c != TC__VM_NONE || (ls != 1 && ls != 0) || rp->st != vs->vdt ||
-            rp->st != (tc_dtype)vs->ins[i].dt || (ls == 0 && ++n_uni > TC__VM_EW_UNI))
-            return;
+    int i, end, n_uni = 0, first_uni = -1;
+    int red = sp->lane_red && sp->n_red == 0 && !sp->red_empty && !sp->empty;
+    if ((!sp->direct && !red) || sp->lane < 0 || vs->ins[vs->n_ins - 1].a != vs->value) return;
+    for (i = vs->n_pro; i < vs->n_ins; i++) {
+        const tc__vm_ins *in = &vs->ins[i];
+        if (in->op == TC_OP_LOAD) {
+            const tc__vm_rplan *rp = &sp->reads[in->b];
+            int64_t ls = rp->lstride[sp->lane];
+            if (in->c != TC__VM_NONE || (ls != 1 && ls != 0) || rp->st != vs->vdt ||
+                rp->st != (tc_dtype)in->dt || (ls == 0 && ++n_uni > TC__VM_EW_UNI))
+                return;
+            continue;
+        }
+        if (first_uni < 0) first_uni = i;
+        if (!tc__vm_ew_uniform_ins(sp, first_uni, i)) break;
     }
-    if (i >= vs->n_ins) return;
-    for (k = 0; k < i; k++) { /* the op's first link must vary along the lanes */
-        if (k >= vs->n_pro && sp->reads[vs->ins[k].b].lstride[sp->lane] != 0) continue;
-        uni[0] |= vs->ins[k].a == vs->ins[i].b;
-        uni[1] |= vs->ins[k].a == vs->ins[i].c;
+    if (first_uni < 0) first_uni = i;
+    sp->ew_op = i;
+    sp->ew_call = 0;
+    if (i == vs->n_ins) { /* no op: a reduction of one contiguous load */
+        sp->ew = red && vs->ins[i - 1].op == TC_OP_LOAD &&
+                 sp->reads[vs->ins[i - 1].b].lstride[sp->lane] == 1;
+        return;
     }
-    if (uni[0] && uni[1]) return;
+    /* the op's first link must vary along the lanes */
+    if (tc__vm_ew_uniform(sp, first_uni, i, vs->ins[i].b) &&
+        tc__vm_ew_uniform(sp, first_uni, i, vs->ins[i].c))
+        return;
     end = vs->n_ins;
     if (vs->ins[end - 1].op == TC_OP_CALL && tc_builtin_arity((tc_builtin)vs->ins[end - 1].dt2) == 1 &&
         end - 1 > i && vs->ins[end - 1].b == vs->ins[end - 2].a)
         end--; /* then a one-argument builtin of the op's value: tanh(a * x + b) */
     if (vs->chain && vs->chain[i] == end - i) sp->ew = 1;
     else if (i == end - 1 && vs->ins[i].op >= TC_OP_ADD && vs->ins[i].op <= TC_OP_MAX) sp->ew = 1;
-    sp->ew_op = i;
     sp->ew_call = end < vs->n_ins;
 }
 
@@ -9541,7 +9693,7 @@ TC__PRIVATE unsigned char *tc__vm_write_ptr(const tc__vm_run *R) {
     int wt = R->sp->wt, d, rank = P->ir->tensors[wt].rank;
     int64_t off = 0;
     for (d = 0; d < rank; d++) off += R->T->idx[d] * P->ts[wt][d];
-    return P->ptr[wt] + off * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype);
+    return R->T->ptr[wt] + off * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype);
 }
 
 TC__PRIVATE void tc__vm_store(tc__vm_run *R, tc_reduce red, const void *v, int n) {
@@ -9580,7 +9732,7 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
     const tc__vm_splan *sp = R->sp;
     const tc_plan *P = R->P;
     const tc__vm_rplan *rp = &sp->reads[0];
-    const unsigned char *src = P->ptr[rp->tensor];
+    const unsigned char *src = R->T->ptr[rp->tensor];
     const int64_t *ts = P->ts[sp->wt], *idx = R->T->idx;
     tc_dtype vdt = sp->vs->vdt;
     int64_t esz = (int64_t)tc_dtype_size(vdt), roff = rp->c0, woff = 0, rs = 0, ws = 0;
@@ -9597,13 +9749,13 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
     }
     if (sp->wred_direct && sp->wred_pair && sp->mk_T <= 4) {
         int64_t qo = sp->mk_T == 4 ? sp->mk_ox[2] - sp->mk_ox[0] : 0;
-        tc__k_reduce_pair_rows(vdt, sp->st->reduce, P->ptr[sp->wt] + woff * esz, ws,
+        tc__k_reduce_pair_rows(vdt, sp->st->reduce, R->T->ptr[sp->wt] + woff * esz, ws,
                                src + (roff + sp->mk_ox[0]) * esz, rs, sp->mk_T == 4 ? &qo : NULL,
                                id, rows, n);
         return;
     }
     for (k = 0; k < rows; k++) {
-        unsigned char *dst = P->ptr[sp->wt] + (woff + k * ws) * wsz;
+        unsigned char *dst = R->T->ptr[sp->wt] + (woff + k * ws) * wsz;
         if (sp->wred_direct) {
             tc__vm_wred(sp, dst, src, roff + k * rs, n, id);
             continue;
@@ -9619,9 +9771,10 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
 #define TC__VM_WRED_ROWS 4096 /* rows a call, at most (a bound for int counts) */
 
 /* Sets the outer loops' values of item `first` (blocks of the lane loop
-   fastest, then the outer loops, last fastest); returns its block. */
+   fastest, unless it reduces, then the outer loops, last fastest);
+   returns its block. */
 TC__PRIVATE int64_t tc__vm_item_start(const tc__vm_splan *sp, int64_t first, int64_t *idx) {
-    int64_t rest = first / sp->n_blocks;
+    int64_t per = sp->lane_red ? 1 : sp->n_blocks, rest = first / per;
     int k;
     for (k = sp->n_outer - 1; k >= 0; k--) {
         int l = sp->outer[k];
@@ -9629,7 +9782,7 @@ TC__PRIVATE int64_t tc__vm_item_start(const tc__vm_splan *sp, int64_t first, int
         idx[l] = sp->lo[l] + rest % e;
         rest /= e;
     }
-    return first % sp->n_blocks;
+    return first % per;
 }
 
 /* Window-reduction items [first, last) (as tc__vm_items numbers them: the
@@ -9661,74 +9814,171 @@ TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     }
 }
 
-/* The op of the element-wise fast path: a fused chain or one binary op. */
-TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
-                              void *d, int n) {
-    const void *const *rp = (const void *const *)T->rp;
-    if (op != last) {
-        int code = tc__k_chain_code(op[0].op, op[1].op, op + 2 == last ? op[2].op : -1);
-        unsigned l = last->c; /* a uniform last operand goes as a scalar */
-        tc__k_chain_f32(code, (float *)d, (const float *)rp[op->b], (const float *)rp[op->c],
-                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL,
-                        T->uni[l] & TC__VM_UNI ? (const float *)rp[l] : NULL, n);
-    } else {
-        tc__k_arith(op->op, (tc_dtype)op->dt, d, rp[op->b], rp[op->c], n);
+/* The chain from `op` divides first by a lane-uniform value (layernorm's
+   d / sqrt(var + eps) * g + b): that link goes to the scalar kernels, which
+   divide without a division per lane (tc__k_div_uni_f32), the rest to the
+   chain kernel. */
+TC__PRIVATE int tc__vm_ew_split(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last) {
+    return op != last && op->op == TC_OP_DIV && (T->uni[op->c] & TC__VM_UNI) &&
+           !(T->uni[op->b] & TC__VM_UNI);
+}
+
+/* Sets up a run of the element-wise fast path at the loop values in idx:
+   contiguous loads become pointers into the tensors, row-uniform loads and
+   the instructions on them run on one lane, and the uniform values the op
+   reads are spread over the first `n` lanes, but for a last operand the op
+   takes as a scalar. Returns that scalar's register, or TC__VM_NONE. */
+TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
+                                     int n) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_stmt *vs = sp->vs;
+    tc__vm_thread *T = R->T;
+    const tc__vm_ins *in;
+    size_t esz = tc_dtype_size(vs->vdt);
+    unsigned src[4], scalar = TC__VM_NONE;
+    int ns = 0, k;
+    for (in = vs->ins + vs->n_pro; in < op; in++) {
+        const tc__vm_rplan *rp;
+        const unsigned char *p;
+        if (in->op != TC_OP_LOAD) { /* on row-uniform values: lane 0 */
+            tc__vm_exec_range(R, in, in + 1, 1);
+            continue;
+        }
+        rp = &sp->reads[in->b];
+        p = T->ptr[rp->tensor] + tc__vm_read_offset(sp, rp, T->idx) * (int64_t)esz;
+        if (rp->lstride[sp->lane] == 0) { /* one value per row (its mean): lane 0 */
+            T->rp[in->a] = TC__VM_REG(T, in->a);
+            memcpy(T->rp[in->a], p, esz);
+            T->uni[in->a] = (unsigned char)(TC__VM_UNI | esz);
+        } else {
+            T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
+            T->uni[in->a] = 0;
+        }
     }
+    if (op == vs->ins + vs->n_ins) return scalar; /* a bare load */
+    src[ns++] = op->b;
+    for (in = op; in <= last; in++)
+        if (in != op || !tc__vm_ew_split(T, op, last)) src[ns++] = in->c;
+    if (T->uni[src[ns - 1]] & TC__VM_UNI && (op != last || tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt)))
+        scalar = src[--ns];
+    if (op == last && scalar == TC__VM_NONE && (T->uni[op->b] & TC__VM_UNI) &&
+        tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt)) {
+        scalar = op->b; /* 2 - x: a scalar first operand */
+        src[0] = op->c;
+    }
+    for (k = 0; k < ns; k++) tc__vm_spread(T, &src[k], 1, n);
+    return scalar;
+}
+
+/* Links [op, last] of a float32 chain on n lanes into d (one link: a
+   binary op); the last link's operand is the scalar *s when s is set. */
+TC__PRIVATE void tc__vm_ew_links(const void *const *rp, const tc__vm_ins *op, const tc__vm_ins *last,
+                                 int last_op, const void *a, const float *s, void *d, int n) {
+    if (op == last && s) tc__k_arith_uniform(last_op, TC_FLOAT32, d, a, s, 0, n);
+    else if (op == last) tc__k_arith(last_op, TC_FLOAT32, d, a, rp[op->c], n);
+    else
+        tc__k_chain_f32(tc__k_chain_code(op->op, op + 2 == last ? op[1].op : last_op,
+                                         op + 2 == last ? last_op : -1),
+                        (float *)d, (const float *)a, (const float *)rp[op->c],
+                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL,
+                        s, n);
+}
+
+/* The op of the element-wise fast path on n lanes into d: a fused chain or
+   one binary op; `scalar` is a lane-uniform operand taken as a scalar; tmp
+   is a scratch register. A uniform divisor divides without a division per
+   lane: by a power of two, times its reciprocal; else, in a chain, as a
+   link of its own on the scalar kernels (tc__k_div_uni_f32). */
+TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
+                              unsigned scalar, void *d, void *tmp, int n) {
+    const void *const *rp = (const void *const *)T->rp;
+    const void *a = rp[op->b];
+    int last_op = last->op;
+    float sv;
+    if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
+        tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, rp[scalar == op->b ? op->c : op->b],
+                            rp[scalar], scalar == op->b, n);
+        return;
+    }
+    if (op == last && op->dt != TC_FLOAT32) {
+        tc__k_arith(op->op, (tc_dtype)op->dt, d, a, rp[op->c], n);
+        return;
+    }
+    if (tc__vm_ew_split(T, op, last)) { /* d / sqrt(var + eps) * g + b */
+        tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, a, rp[op->c], 0, n);
+        a = tmp; /* tmp is taken */
+        op++;
+    }
+    if (scalar == TC__VM_NONE) {
+        tc__vm_ew_links(rp, op, last, last_op, a, NULL, d, n);
+        return;
+    }
+    memcpy(&sv, rp[scalar], sizeof sv);
+    if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
+    if (last_op == TC_OP_DIV && TC__FAST_FMA && op != last && a != tmp) { /* (a - b) / s: the division on its own */
+        tc__vm_ew_links(rp, op, last - 1, (last - 1)->op, a, NULL, tmp, n);
+        tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, d, tmp, &sv, 0, n);
+        return;
+    }
+    tc__vm_ew_links(rp, op, last, last_op, a, &sv, d, n);
 }
 
 /* A run of the element-wise fast path (tc__vm_plan_ew): `total` lanes of
    one row from the loop values in idx, a block at a time, the pointers
-   into the tensors advanced rather than recomputed. */
-TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total) {
+   into the tensors advanced rather than recomputed. Each block's value is
+   written to the output row, or, with acc, reduced into the lanes of acc
+   (the order of tc__vm_lane_reduce). */
+TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
     tc__vm_thread *T = R->T;
     const tc__vm_ins *in, *op = vs->ins + sp->ew_op;
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1 - sp->ew_call; /* the op's last link */
     size_t esz = tc_dtype_size(vs->vdt);
-    unsigned char *w = tc__vm_write_ptr(R);
-    unsigned uni[TC__VM_EW_UNI];
-    int n_uni = 0, k, n;
+    unsigned char *w = acc ? NULL : tc__vm_write_ptr(R);
+    unsigned scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
+    int n;
     int64_t done;
-    for (in = vs->ins + vs->n_pro; in < op; in++) {
-        const tc__vm_rplan *rp = &sp->reads[in->b];
-        const unsigned char *p = R->P->ptr[rp->tensor] + tc__vm_read_offset(sp, rp, T->idx) * (int64_t)esz;
-        if (rp->lstride[sp->lane] == 0) { /* one value per row (its mean): a scalar */
-            T->rp[in->a] = TC__VM_REG(T, in->a);
-            memcpy(T->rp[in->a], p, esz);
-            T->uni[in->a] = TC__VM_UNI; /* filled below: every lane */
-            uni[n_uni++] = in->a;
-        } else {
-            T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
-            T->uni[in->a] = 0;
-        }
-    }
-    if (op == last && n_uni == 1 && tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt))
-        n_uni = -1; /* one scalar operand: no broadcast */
-    for (k = 0; k < n_uni; k++) tc__k_fill(esz, T->rp[uni[k]], T->rp[uni[k]], total < TC_BLOCK ? (int)total : TC_BLOCK);
-    for (done = 0; done < total; done += n, w += (size_t)n * esz) {
-        void *d = sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
+    for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
+        void *d = acc || sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < TC_BLOCK ? (int)(total - done) : TC_BLOCK;
         for (in = vs->ins + vs->n_pro; in < op; in++) { /* contiguous loads: the next block */
-            if (!sp->reads[in->b].lstride[sp->lane]) continue;
+            if (in->op != TC_OP_LOAD || !sp->reads[in->b].lstride[sp->lane]) continue;
             if (done) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)TC_BLOCK * esz;
             if (sp->prefetch) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
         }
-        if (n_uni < 0)
-            tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, T->rp[op->b == uni[0] ? op->c : op->b],
-                                T->rp[uni[0]], op->b == uni[0], n);
-        else
-            tc__vm_ew_op(T, op, last, d, n);
-        if (sp->ew_call) { /* into the output, or the scratch register to stream from */
+        if (op == vs->ins + vs->n_ins) d = T->rp[last->a]; /* a bare load */
+        else tc__vm_ew_op(T, op, last, scalar, d, TC__VM_REG(T, vs->n_regs + 1), n);
+        if (sp->ew_call) { /* into the output, or a register to stream or reduce from */
             T->rp[last->a] = d;
-            d = sp->stream ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
+            d = acc || sp->stream ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
             tc__vm_do_call(R, last + 1, d, n);
         }
-        if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
+        if (acc) tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, d, done, n);
+        else if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
     }
 }
 
-/* Items of the element-wise fast path: each row's run of blocks in one go. */
+/* One output element of a reduction on the element-wise fast path: the
+   row's blocks reduced into acc's lanes, folded, stored (the operations and
+   order of tc__vm_lane_reduce). */
+TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R) {
+    const tc__vm_splan *sp = R->sp;
+    tc_dtype t = sp->vs->vdt;
+    tc_reduce red = sp->st->reduce;
+    int64_t ext = tc__vm_extent(sp, sp->lane);
+    int width = ext < TC__VM_RED_LANES ? (int)ext : TC__VM_RED_LANES;
+    void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
+    unsigned char id[8], h[8];
+    tc__vm_identity(t, red, id);
+    tc__k_fill(tc_dtype_size(t), acc, id, width);
+    tc__vm_ew_run(R, ext, acc);
+    tc__k_fold(t, red, acc, width, h);
+    tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : red, h, 1);
+}
+
+/* Items of the element-wise fast path: each row's run of blocks in one go;
+   for a reduction along the row, one output element each. */
 TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     int64_t it = first, *idx = R->T->idx, blk = tc__vm_item_start(sp, first, idx);
@@ -9737,10 +9987,16 @@ TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
         int64_t nb = sp->n_blocks - blk < last - it ? sp->n_blocks - blk : last - it;
         int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK;
         idx[sp->lane] = start;
-        tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK);
-        it += nb;
-        blk += nb;
-        if (blk < sp->n_blocks) continue; /* the chunk ends inside the row */
+        if (sp->lane_red) {
+            tc__vm_ew_reduce(R);
+            nb = 1;
+            it++;
+        } else {
+            tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK, NULL);
+            it += nb;
+            blk += nb;
+            if (blk < sp->n_blocks) continue; /* the chunk ends inside the row */
+        }
         blk = 0;
         tc__vm_odo_next(sp, sp->outer, sp->n_outer, idx);
     }
@@ -9800,7 +10056,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     const tc__vm_stmt *vs = sp->vs;
     tc_reduce red = sp->st->reduce;
     int64_t ext = tc__vm_extent(sp, sp->lane), b;
-    int width = ext < TC_BLOCK ? (int)ext : TC_BLOCK;
+    int width = ext < TC__VM_RED_LANES ? (int)ext : TC__VM_RED_LANES;
     void *acc = TC__VM_REG(R->T, vs->n_regs);
     unsigned char id[8], h[8];
     tc__vm_identity(vs->vdt, red, id);
@@ -9816,7 +10072,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
             int n = sp->hi[sp->lane] - start < TC_BLOCK ? (int)(sp->hi[sp->lane] - start) : TC_BLOCK;
             R->T->idx[sp->lane] = start;
             if (!tc__vm_exec(R, n)) return 0;
-            if (!R->check) tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
+            if (!R->check) tc__k_reduce_lanes(vs->vdt, red, acc, R->T->rp[vs->value], b * TC_BLOCK, n);
         }
     } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
     if (R->check) return 1;
@@ -9828,8 +10084,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
 /* Items [first, last): decode the outer loops (and the block) of each. */
 TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
-    int64_t it, rest = first, blk = 0, *idx = R->T->idx;
-    int k;
+    int64_t it, blk, *idx = R->T->idx;
     if (first >= last) return 1;
     if (sp->wred && !R->check) { /* no bytecode: see tc__vm_wred_items */
         tc__vm_wred_items(R, first, last);
@@ -9840,16 +10095,7 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
         return 1;
     }
     tc__vm_prologue(R);
-    if (!sp->lane_red) { /* decode the first item; later ones advance */
-        blk = rest % sp->n_blocks;
-        rest /= sp->n_blocks;
-    }
-    for (k = sp->n_outer - 1; k >= 0; k--) {
-        int l = sp->outer[k];
-        int64_t e = tc__vm_extent(sp, l);
-        idx[l] = sp->lo[l] + rest % e;
-        rest /= e;
-    }
+    blk = tc__vm_item_start(sp, first, idx); /* later items advance */
     for (it = first; it < last; it++) {
         if (sp->lane_red) {
             if (!tc__vm_lane_reduce(R)) return 0;
@@ -9914,9 +10160,9 @@ TC__PRIVATE void tc__vm_mk_items(tc__vm_run *R, int64_t first, int64_t last) {
             yo += Y->lstride[k] * idx[k];
         }
         for (d = 0; d < rank; d++) wo += idx[d] * P->ts[wt][d];
-        A.X = P->ptr[X->tensor] + xo * (int64_t)esz;
-        A.Y = P->ptr[Y->tensor] + yo * (int64_t)esz;
-        A.W = P->ptr[wt] + wo * (int64_t)esz;
+        A.X = R->T->ptr[X->tensor] + xo * (int64_t)esz;
+        A.Y = R->T->ptr[Y->tensor] + yo * (int64_t)esz;
+        A.W = R->T->ptr[wt] + wo * (int64_t)esz;
         if (sp->mk_packed) { /* one pack per strip: the row blocks of a strip follow */
             A.packed = 0;
             if (it == first || rb == 0) tc__mk_pack(sp->vs->vdt, &A, R->T->pack);
@@ -9934,9 +10180,9 @@ TC__PRIVATE int tc__vm_chunk(tc__vm_run *R, int64_t c) {
     if (sp->ct) {
         const tc__contract *ct = sp->vs->engine;
         tc__contract_args a;
-        a.in0 = R->P->ptr[ct->tensor[0]];
-        a.in1 = R->P->ptr[ct->tensor[1]];
-        a.out = R->P->ptr[ct->tensor[2]];
+        a.in0 = R->T->ptr[ct->tensor[0]];
+        a.in1 = R->T->ptr[ct->tensor[1]];
+        a.out = R->T->ptr[ct->tensor[2]];
         tc__contract_run_tasks(&sp->ct_shape, &a, first, first + q + (c < r), R->T->pack);
         return 1;
     }
@@ -10423,6 +10669,62 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
     return TC_OK;
 }
 
+/* Whether statement sp reads tensor t. */
+TC__PRIVATE int tc__vm_reads(const tc__vm_splan *sp, int t) {
+    int k;
+    for (k = 0; k < sp->vs->n_reads; k++)
+        if (sp->vs->reads[k].tensor == t) return 1;
+    return 0;
+}
+
+/* Tensor t (a temporary or a discarded output, rank 2 or more) needs only
+   the rows of the chunk a thread is on when one row group alone touches
+   it and the first of its statements to touch it writes those rows whole
+   with `=`: each thread keeps them in a buffer of its own, reused chunk
+   after chunk, so they stay in cache and never go to memory (softmax's e,
+   layernorm's d). Returns the group's first statement, or -1. */
+TC__PRIVATE int tc__vm_stage_group(const tc_plan *P, int t) {
+    const tc_ir_def *ir = P->ir;
+    int s, g = -1, written = 0, d;
+    if (t < ir->n_inputs || ir->tensors[t].rank < 2 ||
+        (t < ir->n_inputs + ir->n_outputs && !P->discard[t - ir->n_inputs]))
+        return -1;
+    for (s = 0; s < ir->n_stmts; s++) {
+        const tc__vm_splan *sp = &P->stmts[s];
+        int reads = tc__vm_reads(sp, t);
+        if (sp->wt != t && !reads) continue;
+        if (g < 0) {
+            for (g = 0; P->group_end[g] <= s; g = P->group_end[g]) continue; /* the group of s */
+            if (P->group_end[g] < g + 2) return -1; /* not a group */
+        }
+        if (s >= P->group_end[g]) return -1; /* touched outside the group */
+        if (written) continue;
+        if (reads || sp->st->reduce != TC_REDUCE_ASSIGN || sp->init || sp->empty) return -1;
+        for (d = 1; d < ir->tensors[t].rank; d++)
+            if (sp->lo[d] != 0 || sp->hi[d] != P->ext[t][d]) return -1;
+        written = 1;
+    }
+    return written ? g : -1;
+}
+
+TC__PRIVATE tc_status tc__vm_plan_staging(tc_plan *P) {
+    const tc_ir_def *ir = P->ir;
+    int t;
+    P->stage_group = (int *)tc__plan_alloc(P, (size_t)ir->n_tensors + 1, sizeof(int));
+    P->stage_bytes = (int64_t *)tc__plan_alloc(P, (size_t)ir->n_tensors + 1, sizeof(int64_t));
+    if (!P->stage_group || !P->stage_bytes) return TC_ERR_OUT_OF_MEMORY;
+    for (t = 0; t < ir->n_tensors; t++) {
+        int g = tc__vm_stage_group(P, t);
+        int64_t rows = 0, ch;
+        P->stage_group[t] = g;
+        if (g < 0) continue;
+        ch = P->group_chunks[g];
+        rows = (tc__vm_extent(&P->stmts[g], 0) + ch - 1) / ch;
+        P->stage_bytes[t] = rows * P->ts[t][0] * (int64_t)tc_dtype_size(ir->tensors[t].dtype);
+    }
+    return TC_OK;
+}
+
 TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8 + 64;
     int i;
@@ -10431,6 +10733,16 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     if (!P->threads) return TC_ERR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) {
         unsigned char *r = (unsigned char *)tc__plan_alloc(P, regsz, 1);
+        int t;
+        P->threads[i].ptr = (unsigned char **)tc__plan_alloc(P, (size_t)P->ir->n_tensors + 1, sizeof(void *));
+        P->threads[i].stage = (unsigned char **)tc__plan_alloc(P, (size_t)P->ir->n_tensors + 1, sizeof(void *));
+        if (!P->threads[i].ptr || !P->threads[i].stage) return TC_ERR_OUT_OF_MEMORY;
+        for (t = 0; t < P->ir->n_tensors; t++) {
+            P->threads[i].stage[t] = NULL;
+            if (P->stage_group[t] < 0) continue;
+            P->threads[i].stage[t] = (unsigned char *)tc__plan_alloc(P, (size_t)P->stage_bytes[t], 1);
+            if (!P->threads[i].stage[t]) return TC_ERR_OUT_OF_MEMORY;
+        }
         P->threads[i].idx = (int64_t *)tc__plan_alloc(P, (size_t)P->vm->max_loops + 1, 8);
         P->threads[i].pack = (unsigned char *)tc__plan_alloc(P, P->pack_bytes + 64, 1);
         P->threads[i].rp = (void **)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, sizeof(void *));
@@ -10457,8 +10769,9 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
     P->in_desc = (tc_tensor *)tc__plan_alloc(P, (size_t)ir->n_inputs + 1, sizeof(tc_tensor));
     P->in_value = (int64_t *)tc__plan_alloc(P, (size_t)ir->n_inputs + 1, sizeof(int64_t));
     P->stmts = (tc__vm_splan *)tc__plan_alloc(P, (size_t)ir->n_stmts + 1, sizeof(tc__vm_splan));
+    P->discard = (unsigned char *)tc__plan_alloc(P, (size_t)ir->n_outputs + 1, 1);
     if (!P->sx || !P->ext || !P->ts || !P->numel || !P->ptr || !P->temp || !P->in_desc ||
-        !P->in_value || !P->stmts)
+        !P->in_value || !P->stmts || !P->discard)
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     if ((rc = tc_bind_sizes(P->prog, P->def, d->inputs, d->n_inputs, P->sx, err)) != TC_OK)
         return rc;
@@ -10468,15 +10781,20 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
         if (d->inputs[i].rank == 0 && tc__dtype_is_int(d->inputs[i].dtype) && d->inputs[i].data)
             tc__vm_scalar_input(&ir->tensors[i], &d->inputs[i], &P->in_value[i], NULL);
     }
+    for (i = 0; i < ir->n_outputs; i++) P->discard[i] = d->discard && d->discard[i];
     for (i = 0; i < ir->n_stmts; i++)
         if ((rc = tc__vm_plan_stmt(P, i, err)) != TC_OK) return rc;
-    for (i = ir->n_inputs + ir->n_outputs; i < ir->n_tensors; i++) {
+    if (tc__vm_plan_groups(P) != TC_OK || tc__vm_plan_staging(P) != TC_OK ||
+        tc__vm_plan_threads(P, nt) != TC_OK)
+        return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    for (i = ir->n_inputs; i < ir->n_tensors; i++) { /* temporaries and discarded outputs */
+        if ((i < ir->n_inputs + ir->n_outputs && !P->discard[i - ir->n_inputs]) ||
+            P->stage_group[i] >= 0)
+            continue;
         P->temp[i] = (unsigned char *)tc__plan_alloc(
             P, (size_t)P->numel[i], tc_dtype_size(ir->tensors[i].dtype));
         if (!P->temp[i]) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    if (tc__vm_plan_groups(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
-        return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     return TC_OK;
 }
 
@@ -10535,6 +10853,11 @@ TC__PRIVATE int tc__vm_group_chunk(tc__vm_run *R, const tc__vm_job *J, int64_t c
     int64_t E = tc__vm_extent(s0, 0), q = E / J->n_chunks, r = E % J->n_chunks;
     int64_t r0 = c * q + (c < r ? c : r), r1 = r0 + q + (c < r);
     int t;
+    for (t = 0; t < P->ir->n_tensors; t++) /* staged rows: row lo + r0 is the buffer's first */
+        if (P->stage_group[t] == J->g0)
+            R->T->ptr[t] = (unsigned char *)((uintptr_t)R->T->stage[t] -
+                                             (uintptr_t)((s0->lo[0] + r0) * P->ts[t][0] *
+                                                         (int64_t)tc_dtype_size(P->ir->tensors[t].dtype)));
     for (t = J->g0; t < J->g1; t++) {
         const tc__vm_splan *sp = &P->stmts[t];
         int64_t ipr = sp->n_items / E;
@@ -10553,6 +10876,7 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     R.sp = J->sp;
     R.T = &J->P->threads[tid];
     R.check = J->check;
+    memcpy(R.T->ptr, J->P->ptr, sizeof(void *) * (size_t)J->P->ir->n_tensors);
     for (;;) {
         int64_t c;
         int ok;
@@ -10696,7 +11020,7 @@ TC__PRIVATE tc_status tc__vm_check_outputs(const tc_plan *P, const tc_tensor *ou
         const tc_ir_tensor *t = &P->ir->tensors[base + i];
         const tc_tensor *o = &out[i];
         tc_status rc;
-        if (!o->data) continue;
+        if (!o->data || P->discard[i]) continue;
         if ((rc = tc__vm_check_arg(t, o, err)) != TC_OK) return rc;
         for (d = 0; d < t->rank; d++) {
             if (o->shape[d] != P->ext[base + i][d])
@@ -10728,7 +11052,7 @@ TC__PRIVATE tc_status tc__vm_alloc_outputs(const tc_plan *P, tc_tensor *out, int
         const tc_ir_tensor *t = &P->ir->tensors[base + i];
         size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(t->dtype);
         fresh[i] = 0;
-        if (out[i].data) continue;
+        if (out[i].data || P->discard[i]) continue;
         out[i].data = tc__mem_alloc(&P->prog->alloc, bytes);
         if (!out[i].data) {
             tc__vm_free_new_outputs(P, out, fresh);
@@ -10766,7 +11090,7 @@ TC__PRIVATE tc_status tc__vm_run_staged(tc_plan *P, const tc_run_desc *d, const 
     tc_status rc = TC_OK;
     for (i = 0; i < ir->n_outputs && rc == TC_OK; i++) {
         size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(ir->tensors[base + i].dtype);
-        if (fresh[i]) continue;
+        if (fresh[i] || P->discard[i]) continue;
         P->ptr[base + i] = (unsigned char *)tc__mem_alloc(&P->prog->alloc, bytes);
         if (!P->ptr[base + i])
             rc = tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (staging %s)",
@@ -10776,7 +11100,8 @@ TC__PRIVATE tc_status tc__vm_run_staged(tc_plan *P, const tc_run_desc *d, const 
     if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
     for (i = 0; i < ir->n_outputs; i++) {
         size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(ir->tensors[base + i].dtype);
-        if (fresh[i] || P->ptr[base + i] == (unsigned char *)d->outputs[i].data) continue;
+        if (fresh[i] || P->discard[i] || P->ptr[base + i] == (unsigned char *)d->outputs[i].data)
+            continue;
         if (rc == TC_OK && P->ptr[base + i]) memcpy(d->outputs[i].data, P->ptr[base + i], bytes);
         tc__mem_free(&P->prog->alloc, P->ptr[base + i]);
         P->ptr[base + i] = (unsigned char *)d->outputs[i].data;
@@ -10798,6 +11123,11 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
     if (d->n_outputs != ir->n_outputs || (d->n_outputs && !d->outputs))
         return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s returns %d outputs, given %d",
                              ir->name, ir->n_outputs, d->n_outputs);
+    for (i = 0; i < ir->n_outputs; i++)
+        if (P->discard[i] != (d->discard && d->discard[i]))
+            return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
+                                 "output %s: the plan was made with it %s", ir->tensors[ir->n_inputs + i].name,
+                                 P->discard[i] ? "discarded" : "wanted");
     if ((rc = tc__vm_same_inputs(P, d->inputs, err)) != TC_OK) return rc;
     if ((rc = tc__vm_check_outputs(P, d->outputs, err)) != TC_OK) return rc;
     if (ir->n_outputs > 16) {
@@ -10807,16 +11137,16 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
     rc = tc__vm_alloc_outputs(P, d->outputs, fresh, err);
     if (rc == TC_OK) {
         for (i = 0; i < ir->n_inputs; i++) P->ptr[i] = (unsigned char *)d->inputs[i].data;
-        for (i = 0; i < ir->n_outputs; i++)
-            P->ptr[ir->n_inputs + i] = (unsigned char *)d->outputs[i].data;
-        for (i = ir->n_inputs + ir->n_outputs; i < ir->n_tensors; i++) {
-            P->ptr[i] = P->temp[i];
-            memset(P->temp[i], 0, (size_t)P->numel[i] * tc_dtype_size(ir->tensors[i].dtype));
+        for (i = ir->n_inputs; i < ir->n_tensors; i++) {
+            int temp = i >= ir->n_inputs + ir->n_outputs || P->discard[i - ir->n_inputs];
+            P->ptr[i] = temp ? P->temp[i] : (unsigned char *)d->outputs[i - ir->n_inputs].data;
+            if (temp && P->temp[i]) /* temporaries start at zero; staged rows are written first */
+                memset(P->temp[i], 0, (size_t)P->numel[i] * tc_dtype_size(ir->tensors[i].dtype));
         }
         P->unchecked = d->unchecked_gathers;
         rc = TC_OK;
         for (i = 0; i < ir->n_outputs && !P->unchecked; i++)
-            if (!fresh[i]) { /* the caller's buffer: check gathers before writing */
+            if (!fresh[i] && !P->discard[i]) { /* the caller's buffer: check gathers before writing */
                 rc = tc__vm_check_gathers(P, d->pool, err);
                 if (rc == TC_OK && tc__vm_late_gathers(P)) rc = tc__vm_run_staged(P, d, fresh, err);
                 else if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
