@@ -53,6 +53,13 @@
        "file:line:col: error: msg", the source line and a caret. The library
        never prints, exits or aborts; failures leave caller outputs untouched.
 
+   INTERMEDIATE OUTPUTS
+       A def returns every tensor it wants to name (softmax's e). Outputs the
+       caller does not need go in tc_run_desc.discard (one flag per output):
+       they become temporaries, their tc_tensor is not touched, and one that
+       only a group of row-by-row statements uses stays per thread in cache,
+       a chunk of rows at a time, never written to memory.
+
    LIMITS & UNTRUSTED INPUT
        Source text, shapes and data may be hostile: nesting depth, rank,
        source size and every size product are bounded and checked; gathers
@@ -9188,17 +9195,22 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
    - `=` into a contiguous row: the last instruction stores directly; a
      large output nothing reads later, whose inputs stream from memory,
      bypasses the caches (TC_STREAM_BYTES);
-   - element-wise statements (contiguous or row-uniform loads, then one
-     fused chain or binary op, maybe then a one-argument builtin) run
+   - element-wise statements, and reductions along the row alone
+     (contiguous or row-uniform loads and work on row-uniform values, then
+     one fused chain or binary op, maybe then a one-argument builtin) run
      without the bytecode, a row's blocks at a time (tc__vm_ew_items);
    - float32 op chains the compiler fused run as one pass (tc__vm_chains),
      and a binary float op with a lane-uniform operand reads it as a
-     scalar (a power-of-two divisor as its reciprocal);
+     scalar: a power-of-two divisor as its reciprocal, another divisor
+     without a division per lane where the target has fma
+     (tc__k_div_uni_f32, bitwise the quotient);
    - software prefetch only where several large inputs stream in, or a
      bare load is reduced (sum): elsewhere the hardware keeps up;
    - consecutive statements over the same rows whose shared tensors are
      all accessed at row i (softmax, layernorm) run as one row group, chunk
-     by chunk of rows, so what one writes is still in cache for the next.
+     by chunk of rows, so what one writes is still in cache for the next;
+     a temporary (or discarded output) only the group uses keeps just the
+     chunk's rows, per thread (tc__vm_plan_staging).
 
    Threads take whole items (blocks of output elements, tiles, row chunks)
    in chunks fixed by the sizes: reductions are never split, so results

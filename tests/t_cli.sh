@@ -294,6 +294,22 @@ has "bench line" out "bench mm: M=16 N=16 K=16"
 has "bench time" out "over 3 runs (2 threads, vm)"
 t "bench missing sizes" 1 "$TC" bench mm.tc M=16
 has "bench missing message" err "missing: K, N"
+cat >softmax.tc <<'EOF'
+def softmax(float(M,N) X) -> (mx, e, s, Y) {
+    mx(i) max=! X(i,j)
+    e(i,j) = exp(X(i,j) - mx(i))
+    s(i) +=! e(i,j)
+    Y(i,j) = e(i,j) / s(i)
+}
+EOF
+t "bench discard" 0 "$TC" bench softmax.tc M=64 N=100 --reps 3 --threads 2 --discard mx,e,s
+has "bench discard bytes" out "(0.051 MB of inputs + outputs"
+t "bench keep all" 0 "$TC" bench softmax.tc M=64 N=100 --reps 3
+has "bench keep all bytes" out "(0.077 MB of inputs + outputs"
+usage "discard unknown output" bench softmax.tc M=4 N=4 --discard e,q
+has "discard unknown message" err "--discard: def softmax has no output 'q'"
+usage "discard no names" bench softmax.tc M=4 N=4 --discard
+usage "discard on run" run mm.tc -i A=a.npy -i B=b.npy -o outd --discard C
 
 # ---- OpenCL: emission always; the runner when make found OpenCL ----
 t "opencl symbolic" 0 "$TC" opencl mm.tc

@@ -8,6 +8,7 @@
        tc loops  FILE.tc [--entry NAME]
        tc opencl FILE.tc [--entry NAME] [SIZE=VALUE ...]
        tc bench  FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N] [--reps R]
+                 [--discard NAME,...]
 
    Exit status: 0 success, 1 an error in the input (source, .npy files,
    sizes, a run that fails its checks), 2 a usage error (unknown command or
@@ -51,7 +52,8 @@ static const char usage_text[] =
     "  opencl FILE.tc [--entry NAME] [SIZE=VALUE ...]\n"
     "                                         generated OpenCL C kernels\n"
     "  bench  FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N] [--reps R]\n"
-    "                                         time a def on random inputs of these sizes\n"
+    "         [--discard NAME,...]            time a def on random inputs of these sizes;\n"
+    "                                         discarded outputs are not kept\n"
     "\n"
     "SIZE names a size variable or a 0-rank integer input of the def.\n"
     "--threads defaults to the number of online CPUs (at most TC_MAX_THREADS);\n"
@@ -72,6 +74,7 @@ typedef struct cli_input {
 
 typedef struct cli {
     const char *cmd, *file, *entry, *outdir, *backend;
+    const char *discard; /* bench: outputs not wanted, comma-separated */
     int json, time, threads, reps, unchecked;
     cli_size *sizes;
     int n_sizes;
@@ -88,7 +91,8 @@ enum {
     OPT_SIZES = 4,
     OPT_RUN = 8, /* -i -o --time --backend --unchecked-gathers */
     OPT_THREADS = 16,
-    OPT_REPS = 32
+    OPT_REPS = 32,
+    OPT_DISCARD = 64
 };
 
 typedef struct cli_command {
@@ -232,6 +236,10 @@ static int parse_option(cli *c, int opts, int argc, char **argv, int *i) {
                            TC_MAX_THREADS, &c->threads);
     if ((opts & OPT_REPS) && is_opt(a, "--reps"))
         return parse_count("--reps", option_value(argc, argv, i, "--reps"), 1, 1000000, &c->reps);
+    if ((opts & OPT_DISCARD) && is_opt(a, "--discard")) {
+        c->discard = option_value(argc, argv, i, "--discard");
+        return c->discard && *c->discard ? 0 : usage_error("--discard needs output names");
+    }
     if ((opts & OPT_RUN) && (rc = parse_run_option(c, argc, argv, i)) >= 0) return rc;
     return usage_error("%s: unknown option '%s'", c->cmd, a);
 }
@@ -1172,12 +1180,41 @@ static int bench_inputs(cli *c, const tc_ir_def *d, const int64_t *sx, tc_tensor
     return 0;
 }
 
+/* --discard NAME,...: one flag per output of d; 2 (usage) for a name d does
+   not return. */
+static int discard_flags(cli *c, const tc_ir_def *d, unsigned char *flags) {
+    const char *p = c->discard;
+    while (p && *p) {
+        size_t len = strcspn(p, ",");
+        int i, found = 0;
+        for (i = 0; i < d->n_outputs; i++) {
+            const char *name = d->tensors[d->n_inputs + i].name;
+            if (strlen(name) == len && strncmp(name, p, len) == 0) found = flags[i] = 1;
+        }
+        if (!found)
+            return usage_error("--discard: def %s has no output '%.*s'", d->name, (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 static int bench_run(cli *c, run_ctx *r, const tc_ir_def *d, tc_tensor *in, double in_bytes) {
     tc_tensor *out = (tc_tensor *)calloc((size_t)d->n_outputs + 1, sizeof(tc_tensor));
+    unsigned char *discard = (unsigned char *)calloc((size_t)d->n_outputs + 1, 1);
     tc_error err;
     double out_bytes = 0;
     int rc = 0, i, ok;
-    if (!out) return input_error(c->file, "out of memory");
+    if (!out || !discard) {
+        free(out);
+        free(discard);
+        return input_error(c->file, "out of memory");
+    }
+    if ((rc = discard_flags(c, d, discard)) != 0) {
+        free(out);
+        free(discard);
+        return rc;
+    }
+    r->rd.discard = discard;
     r->rd.entry = d->name;
     r->rd.inputs = in;
     r->rd.n_inputs = d->n_inputs;
@@ -1187,7 +1224,8 @@ static int bench_run(cli *c, run_ctx *r, const tc_ir_def *d, tc_tensor *in, doub
         print_error(&err, c->file, c->src);
         rc = EXIT_INPUT;
     }
-    for (i = 0; !rc && i < d->n_outputs; i++) out_bytes += (double)tensor_bytes(&out[i], &ok);
+    for (i = 0; !rc && i < d->n_outputs; i++)
+        if (!discard[i]) out_bytes += (double)tensor_bytes(&out[i], &ok);
     if (!rc) {
         printf("bench %s:", d->name);
         for (i = 0; i < c->n_sizes; i++) printf(" %s=%lld", c->sizes[i].name, (long long)c->sizes[i].value);
@@ -1198,6 +1236,8 @@ static int bench_run(cli *c, run_ctx *r, const tc_ir_def *d, tc_tensor *in, doub
     }
     for (i = 0; i < d->n_outputs; i++) free_output(r, &out[i]);
     free(out);
+    free(discard);
+    r->rd.discard = NULL;
     return rc;
 }
 
@@ -1248,7 +1288,7 @@ static const cli_command commands[] = {
     {"disasm", OPT_ENTRY, cmd_disasm},
     {"loops", OPT_ENTRY, cmd_loops},
     {"opencl", OPT_ENTRY | OPT_SIZES, cmd_opencl},
-    {"bench", OPT_ENTRY | OPT_SIZES | OPT_THREADS | OPT_REPS, cmd_bench},
+    {"bench", OPT_ENTRY | OPT_SIZES | OPT_THREADS | OPT_REPS | OPT_DISCARD, cmd_bench},
 };
 
 int main(int argc, char **argv) {
