@@ -7824,35 +7824,45 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
    (within half an ulp) and q = a * y (within one ulp of a / s), the
    residual a - s q is exact and q + (a - s q) y rounds to the correctly
    rounded a / s (Markstein's theorem), as long as nothing under- or
-   overflows. So s must be within 2^+-LS, and a block with a quotient
-   outside 2^+-LQ (zero, tiny, huge, inf or NaN among them) is divided
-   again, lane by lane. Dividers take about 10 times a multiply's time. */
+   overflows. So |s| must be within 2^+-40 (2^+-300 for doubles), and a
+   block with a quotient outside 2^+-50 (2^+-400: zero, tiny, huge, inf or
+   NaN among them) is divided again, lane by lane. Dividers take about 10
+   times a multiply's time. */
 #if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
 #define TC__FAST_FMA 1
 #else
 #define TC__FAST_FMA 0
 #endif
-#define TC__VM_DIV_UNI(sfx, T, FMA, LS, LQ)                                                  \
+/* The quotient's range is checked on its bits: |r|'s bits minus those of
+   2^-LQ, as an unsigned number, exceed the span up to 2^LQ for zero (it
+   wraps), inf and NaN too; a running unsigned max is one instruction. */
+#define TC__VM_DIV_UNI(sfx, T, U, FMA, LS, LO, HI, ABS)                                      \
     TC__PRIVATE void tc__k_div_uni_##sfx(T *TC__RESTRICT d, const T *TC__RESTRICT a, T s,    \
                                          int n) {                                            \
         T y, m = s < 0 ? -s : s;                                                             \
-        int i, bad = 0;                                                                      \
+        U worst = 0;                                                                         \
+        int i;                                                                               \
         if (!TC__FAST_FMA || !(m >= (T)LS && m <= (T)1 / (T)LS)) {                           \
             TC__VM_LOOP(a[i] / s);                                                           \
             return;                                                                          \
         }                                                                                    \
         y = (T)1 / s;                                                                        \
         for (i = 0; i < n; i++) {                                                            \
-            T q = a[i] * y, r = FMA(FMA(-s, q, a[i]), y, q), v = r < 0 ? -r : r;             \
+            T q = a[i] * y, r = FMA(FMA(-s, q, a[i]), y, q);                                 \
+            U u;                                                                             \
+            memcpy(&u, &r, sizeof u);                                                        \
+            u = (u & (ABS)) - (LO);                                                          \
+            worst = u > worst ? u : worst;                                                   \
             d[i] = r;                                                                        \
-            bad |= !(v >= (T)LQ) | !(v <= (T)1 / (T)LQ);                                     \
         }                                                                                    \
-        if (bad) TC__VM_LOOP(a[i] / s);                                                      \
+        if (worst > (HI) - (LO)) TC__VM_LOOP(a[i] / s);                                      \
     }
-TC__VM_DIV_UNI(f32, float, TC__MATH_FMAF, 9.094947017729282e-13 /* 2^-40 */,
-               8.881784197001252e-16 /* 2^-50 */)
-TC__VM_DIV_UNI(f64, double, TC__MATH_FMA, 4.909093465297727e-91 /* 2^-300 */,
-               3.8725919148493183e-121 /* 2^-400 */)
+TC__VM_DIV_UNI(f32, float, uint32_t, TC__MATH_FMAF, 9.094947017729282e-13 /* 2^-40 */,
+               (uint32_t)(127 - 50) << 23 /* 2^-50 */, (uint32_t)(127 + 50) << 23 /* 2^50 */,
+               0x7fffffffu)
+TC__VM_DIV_UNI(f64, double, uint64_t, TC__MATH_FMA, 4.909093465297727e-91 /* 2^-300 */,
+               (uint64_t)(1023 - 400) << 52 /* 2^-400 */, (uint64_t)(1023 + 400) << 52 /* 2^400 */,
+               0x7fffffffffffffffull)
 #undef TC__VM_DIV_UNI
 
 #define TC__VM_ARITH_UNI(sfx, T)                                                             \
@@ -8132,6 +8142,10 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
 
 /* Reductions over lanes: acc[i] = acc[i] (op) v[i], and the fold of a
    lane vector in lane order. */
+#define TC__VM_FOLD_STEP(OP, h) for (i = 0; i < (h); i++) a[i] = OP(a[i], a[i + (h)])
+#define TC__VM_FOLD64(OP)                                                                    \
+    TC__VM_FOLD_STEP(OP, 32); TC__VM_FOLD_STEP(OP, 16); TC__VM_FOLD_STEP(OP, 8);              \
+    TC__VM_FOLD_STEP(OP, 4); TC__VM_FOLD_STEP(OP, 2); TC__VM_FOLD_STEP(OP, 1)
 #define TC__VM_RED(sfx, DT, T, W, K)                                                         \
     TC__PRIVATE void tc__k_reduce_##sfx(tc_reduce r, void *accv, const void *vv, int n) {    \
         T *TC__RESTRICT d = (T *)accv;                                                       \
@@ -8151,6 +8165,17 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
     TC__PRIVATE void tc__k_fold_##sfx(tc_reduce r, void *accv, int n, void *out) {           \
         T *a = (T *)accv;                                                                    \
         int h = 1, i;                                                                        \
+        if (n == 64) { /* TC__VM_RED_LANES: the same tree, with constant bounds */            \
+            switch (r) {                                                                     \
+            case TC_REDUCE_SUM: TC__VM_FOLD64(tc__e_add_##sfx); break;                       \
+            case TC_REDUCE_PROD: TC__VM_FOLD64(tc__e_mul_##sfx); break;                      \
+            case TC_REDUCE_MIN: TC__VM_FOLD64(tc__e_min_##sfx); break;                       \
+            case TC_REDUCE_MAX: TC__VM_FOLD64(tc__e_max_##sfx); break;                       \
+            default: break;                                                                  \
+            }                                                                                \
+            memcpy(out, &a[0], sizeof a[0]);                                                 \
+            return;                                                                          \
+        }                                                                                    \
         while (h * 2 <= n) h *= 2;                                                           \
         for (;;) {                                                                           \
             T *TC__RESTRICT d = a;                                                           \
@@ -9161,14 +9186,16 @@ TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
     if (!R->T->direct && !R->check) tc__vm_spread(R->T, &v, 1, n); /* the store reads every lane */
     return 1;
 }
-/* The prologue, over every lane: run before a thread's first block. */
+/* The prologue: run before a thread's first block, then spread over
+   every lane (but on the element-wise path, which reads lane 0 or spreads
+   what its op needs, tc__vm_ew_setup). */
 TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
     const tc__vm_stmt *vs = R->sp->vs;
     void *direct = R->T->direct;
     int i;
     R->T->direct = NULL;
     tc__vm_exec_range(R, vs->ins, vs->ins + vs->n_pro, TC_BLOCK);
-    for (i = 0; i < vs->n_pro; i++) { /* every lane, for every block */
+    for (i = 0; i < vs->n_pro && !R->sp->ew; i++) { /* every lane, for every block */
         unsigned a = vs->ins[i].a;
         tc__vm_spread(R->T, &a, 1, TC_BLOCK);
     }
@@ -9878,7 +9905,11 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
         scalar = op->b; /* 2 - x: a scalar first operand */
         src[0] = op->c;
     }
-    for (k = 0; k < ns; k++) tc__vm_spread(T, &src[k], 1, n);
+    for (k = 0; k < ns; k++) /* every run: the last one may have filled fewer lanes */
+        if (T->uni[src[k]] & TC__VM_UNI) {
+            tc__k_fill(tc_dtype_size((tc_dtype)op->dt), T->rp[src[k]], T->rp[src[k]], n);
+            T->uni[src[k]] = TC__VM_UNI;
+        }
     return scalar;
 }
 
