@@ -2297,6 +2297,11 @@ TC__OCL_PRIVATE tc_status tc__ocl_check_arg(const tc_ir_tensor *t, const tc_tens
     return TC_OK;
 }
 
+/* Output i is not wanted (tc_run_desc.discard): a temporary here too. */
+TC__OCL_PRIVATE int tc__ocl_discarded(const tc__ocl_job *J, int i) {
+    return J->d->discard && J->d->discard[i];
+}
+
 TC__OCL_PRIVATE tc_status tc__ocl_check_outputs(tc__ocl_job *J, tc_error *err) {
     const tc_ir_def *ir = J->ir;
     int i, k;
@@ -2305,7 +2310,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_check_outputs(tc__ocl_job *J, tc_error *err) {
         const tc_tensor *o = &J->d->outputs[i];
         int64_t stride = 1;
         tc_status st;
-        if (!o->data) continue;
+        if (!o->data || tc__ocl_discarded(J, i)) continue;
         if ((st = tc__ocl_check_arg(t, o, err)) != TC_OK) return st;
         for (k = t->rank - 1; k >= 0; k--) {
             int64_t e = J->sx[t->extent[k]];
@@ -2395,7 +2400,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_make_buffer(tc__ocl_job *J, int t, tc_error *e
         if (!src)
             return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (input %s)",
                                  ir->tensors[t].name);
-    } else if (bytes > 0 && o >= 0 && o < ir->n_outputs) {
+    } else if (bytes > 0 && o >= 0 && o < ir->n_outputs && !tc__ocl_discarded(J, o)) {
         J->host[o] = tc__ocl_alloc(&J->r->alloc, bytes);
         if (!J->host[o])
             return tc__ocl_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (output %s)",
@@ -2553,6 +2558,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_job_finish(tc__ocl_job *J, tc_error *err) {
     }
     for (i = 0; i < ir->n_outputs; i++) {
         tc_tensor *o = &J->d->outputs[i];
+        if (tc__ocl_discarded(J, i)) continue;
         if (o->data) {
             if (J->host[i]) memcpy(o->data, J->host[i], tc__ocl_bytes(J, ir->n_inputs + i));
             continue;
@@ -2563,7 +2569,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_job_finish(tc__ocl_job *J, tc_error *err) {
     for (i = 0; i < ir->n_outputs; i++) { /* nothing can fail from here on */
         tc_tensor *o = &J->d->outputs[i];
         const tc_ir_tensor *t = &ir->tensors[ir->n_inputs + i];
-        if (o->data) continue;
+        if (o->data || tc__ocl_discarded(J, i)) continue;
         o->data = J->host[i];
         J->host[i] = NULL;
         o->dtype = t->dtype;

@@ -630,6 +630,43 @@ static void ot_same_failure(const char *what, const tc_program *p, const char *e
            tc_status_name(s2), e2.msg);
 }
 
+/* Discarded outputs (tc_run_desc.discard): the runner leaves them alone,
+   like the VM, and the wanted one matches a run that keeps everything. */
+static void test_discard(void) {
+    tc_program *p = ot_compile("def softmax(float(M,N) X) -> (mx, e, s, Y) {\n"
+                               " mx(i) max=! X(i,j)\n e(i,j) = exp(X(i,j) - mx(i))\n"
+                               " s(i) +=! e(i,j)\n Y(i,j) = e(i,j) / s(i)\n}\n");
+    static const unsigned char keep_y[4] = {1, 1, 1, 0};
+    tc_tensor in[1], all[4], some[4];
+    tc_run_desc rd;
+    tc_error e;
+    float sentinel = -7.0f;
+    int i, same = 1;
+    if (!p) return;
+    in[0] = ot_tensor(TC_FLOAT32, 2, 5, 300);
+    memset(all, 0, sizeof all);
+    memset(some, 0, sizeof some);
+    some[1].data = &sentinel; /* e: never written, not even checked */
+    memset(&rd, 0, sizeof rd);
+    rd.inputs = in;
+    rd.n_inputs = 1;
+    rd.outputs = all;
+    rd.n_outputs = 4;
+    CHECK(tc_ocl_run(g_baked, p, &rd, &e) == TC_OK);
+    rd.outputs = some;
+    rd.discard = keep_y;
+    CHECKF(tc_ocl_run(g_baked, p, &rd, &e) == TC_OK, "discard run: %s", e.msg);
+    CHECK(some[0].data == NULL && some[2].data == NULL && some[0].rank == 0);
+    CHECK(some[1].data == &sentinel && sentinel == -7.0f);
+    for (i = 0; all[3].data && some[3].data && i < 5 * 300; i++)
+        same &= ((const float *)all[3].data)[i] == ((const float *)some[3].data)[i];
+    CHECK(all[3].data && some[3].data && same);
+    for (i = 0; i < 4; i++) tc_ocl_tensor_free(g_baked, &all[i]);
+    tc_ocl_tensor_free(g_baked, &some[3]);
+    kc_free_tensors(in, 1);
+    tc_program_free(p);
+}
+
 static void test_run_checks(void) {
     tc_program *p = ot_compile(KC_MM);
     tc_program *pre = ot_compile(kc_cases[0].src);
@@ -1011,6 +1048,7 @@ int main(int argc, char **argv) {
             RUN(test_ocl_cases);
             RUN(test_builtins);
             RUN(test_run_checks);
+            RUN(test_discard);
             RUN(test_gather_bounds);
             RUN(test_too_large);
             RUN(test_build_failure);
