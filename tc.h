@@ -36,6 +36,8 @@
        TC_BLOCK                           512              VM lanes per instruction
        TC_STREAM_BYTES                    8 MiB            `=` outputs this large that nothing reads
                                                            later bypass the caches (0: never)
+       TC_FAST_FMA                        detected         1: fma-based kernels (builtins' polynomials,
+                                                           x / s without a divider), 0: none
        TC_MAX_RANK                        8                tensor rank limit (header part too)
        TC_MAX_DEPTH                       256              expression nesting limit
        TC_MAX_SOURCE                      16 MiB           source length limit
@@ -5190,8 +5192,16 @@ TC__MATH_INLINE uint32_t tc__math_selu(int c, uint32_t a, uint32_t b) {
 }
 /* a * b + c, fused where the target has a fast fma (then compilers emit
    and vectorize the instruction), else two roundings. Kernels are within
-   their stated bounds either way; each build gives fixed bits. */
+   their stated bounds either way; each build gives fixed bits. TC_FAST_FMA
+   overrides the detection (tests force the fma kernels with libm's fma). */
+#ifndef TC_FAST_FMA
 #if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#define TC_FAST_FMA 1
+#else
+#define TC_FAST_FMA 0
+#endif
+#endif
+#if TC_FAST_FMA
 #define TC__MATH_FMAF(a, b, c) fmaf(a, b, c)
 #define TC__MATH_FMA(a, b, c) fma(a, b, c)
 #else
@@ -7828,11 +7838,6 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
    block with a quotient outside 2^+-50 (2^+-400: zero, tiny, huge, inf or
    NaN among them) is divided again, lane by lane. Dividers take about 10
    times a multiply's time. */
-#if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
-#define TC__FAST_FMA 1
-#else
-#define TC__FAST_FMA 0
-#endif
 /* The quotient's range is checked on its bits: |r|'s bits minus those of
    2^-LQ, as an unsigned number, exceed the span up to 2^LQ for zero (it
    wraps), inf and NaN too; a running unsigned max is one instruction. */
@@ -7842,7 +7847,7 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
         T y, m = s < 0 ? -s : s;                                                             \
         U worst = 0;                                                                         \
         int i;                                                                               \
-        if (!TC__FAST_FMA || !(m >= (T)LS && m <= (T)1 / (T)LS)) {                           \
+        if (!TC_FAST_FMA || !(m >= (T)LS && m <= (T)1 / (T)LS)) {                            \
             TC__VM_LOOP(a[i] / s);                                                           \
             return;                                                                          \
         }                                                                                    \

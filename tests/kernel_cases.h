@@ -18,7 +18,8 @@ typedef struct kc_case {
     const char *src;    /* the entry is the last def */
     const char *sizes;  /* size variables: "M=5 N=7" */
     const char *ranges; /* value ranges per input: "X=-4:4 Idx=0:9" (integers inclusive,
-                           "A=*" random bits); defaults by dtype */
+                           "A=*" random bits; floats "~", "^" with '!' or '?':
+                           kc_fill_wide); defaults by dtype */
     int tol;
     int accumulate; /* 1: outputs are caller buffers prefilled with random values */
 } kc_case;
@@ -98,6 +99,71 @@ typedef struct kc_case {
 #define KC_INT_RED_ACC(T)                                                                          \
     "def ireda(" T "(M,N) X) -> (s, p, mn, mx) {\n"                                                \
     "    s(i) += X(i,j)\n    p(i) *= X(i,j)\n    mn(i) min= X(i,j)\n    mx(i) max= X(i,j)\n}\n"
+
+/* Division by a lane-uniform divisor (one value per row, a constant): no
+   division per lane where there is a fast fma (tc__k_div_uni_*), bitwise
+   the IEEE quotient all the same, fallback blocks included. */
+#define KC_DIVU(T) "def divu(" T "(M,N) X, " T "(M) s) -> (Y) { Y(i,j) = X(i,j) / s(i) }"
+#define KC_DIVU_SUB(T)                                                                             \
+    "def divs(" T "(M,N) X, " T "(M) m, " T "(M) s) -> (Y) { Y(i,j) = (X(i,j) - m(i)) / s(i) }"
+#define KC_DIVU_AFFINE(T)                                                                          \
+    "def diva(" T "(M,N) X, " T "(M) s, " T "(N) g, " T "(N) b) -> (Y) {\n"                        \
+    "    Y(i,j) = X(i,j) / s(i) * g(j) + b(j)\n}\n"
+#define KC_DIVU_CONST(T)                                                                           \
+    "def divc(" T "(M,N) X) -> (a, b, c, d, e, f) {\n"                                             \
+    "    a(i,j) = X(i,j) / 3.0\n    b(i,j) = X(i,j) / -0.1\n    c(i,j) = X(i,j) / 1e-40\n"         \
+    "    d(i,j) = X(i,j) / 1e30\n    e(i,j) = X(i,j) / 7.0e11\n    f(i,j) = X(i,j) / -1.2e-12\n}\n"
+/* the row lengths around the 512-lane block: one case each */
+#define KC_DIV_ROWS(fam, src, M, rg)                                                               \
+    {fam, src, "M=" M " N=1", rg, KC_EXACT, 0}, {fam, src, "M=" M " N=15", rg, KC_EXACT, 0},     \
+        {fam, src, "M=" M " N=16", rg, KC_EXACT, 0}, {fam, src, "M=" M " N=17", rg, KC_EXACT, 0}, \
+        {fam, src, "M=" M " N=513", rg, KC_EXACT, 0},                                              \
+        {fam, src, "M=" M " N=1024", rg, KC_EXACT, 0},                                             \
+        {fam, src, "M=" M " N=1500", rg, KC_EXACT, 0}
+
+/* Reductions along the contiguous last loop, one output per row (the
+   element-wise fast path keeps 64 partials: element j in partial j % 64,
+   then a fixed fold). Sums and products within KC_REDUCE, min/max and
+   integers exact. */
+#define KC_ROWRED_SUM(T)                                                                           \
+    "def rsum(" T "(M,N) A, " T "(M) m, " T "(M) v) -> (r0, r1, r2, r3, r4, r5, r6) {\n"           \
+    "    r0(i) +=! A(i,j)\n    r1(i) +=! A(i,j) * 2.0\n    r2(i) +=! A(i,j) / N\n"                 \
+    "    r3(i) +=! A(i,j) * A(i,j) / N\n    r4(i) +=! exp(A(i,j) - m(i))\n"                        \
+    "    r5(i) +=! (A(i,j) - m(i)) * (A(i,j) - m(i))\n    r6(i) +=! A(i,j) * sqrt(v(i) + 1.0)\n}\n"
+#define KC_ROWRED_PROD(T)                                                                          \
+    "def rprod(" T "(M,N) A, " T "(M) v) -> (p0, p1, p2) {\n"                                      \
+    "    p0(i) *=! A(i,j)\n    p1(i) *=! A(i,j) * sqrt(v(i) + 1.0)\n"                              \
+    "    p2(i) *=! A(i,j) / 0.99\n}\n"
+#define KC_ROWRED_MINMAX(T)                                                                        \
+    "def rmm(" T "(M,N) A, " T "(M) m) -> (a, b, c, d, e) {\n"                                     \
+    "    a(i) max=! A(i,j)\n    b(i) min=! A(i,j)\n"                                               \
+    "    c(i) max=! (A(i,j) - m(i)) * (A(i,j) - m(i))\n    d(i) min=! A(i,j) * 2.0\n"              \
+    "    e(i) max=! A(i,j) / m(i)\n}\n"
+#define KC_ROWRED_INT                                                                              \
+    "def rowi(int32(M,N) A, int32(M) m) -> (s, p, mn, mx, s2, s3, s4, s5) {\n"                     \
+    "    s(i) +=! A(i,j)\n    p(i) *=! A(i,j)\n    mn(i) min=! A(i,j)\n    mx(i) max=! A(i,j)\n"   \
+    "    s2(i) +=! A(i,j) * 2\n    s3(i) +=! A(i,j) / N\n"                                          \
+    "    s4(i) +=! (A(i,j) - m(i)) * (A(i,j) - m(i))\n    s5(i) max=! A(i,j) * A(i,j) / N\n}\n"
+#define KC_ROWRED_3D                                                                               \
+    "def r3(float(B,M,N) A, float(B,M) m) -> (s, e, q) {\n"                                        \
+    "    s(n,i) +=! A(n,i,j)\n    e(n,i) +=! exp(A(n,i,j) - m(n,i))\n"                             \
+    "    q(n,i) +=! A(n,i,j) * A(n,i,j) / N\n}\n"
+#define KC_ROWRED_3D_MAX                                                                           \
+    "def r3m(float(B,M,N) A, float(B,M) m) -> (a, b) {\n"                                          \
+    "    a(n,i) max=! A(n,i,j)\n    b(n,i) min=! A(n,i,j) - m(n,i)\n}\n"
+#define KC_ROWRED_3D_INT                                                                           \
+    "def r3i(int32(B,M,N) A) -> (s, p, mx) {\n"                                                    \
+    "    s(n,i) +=! A(n,i,j)\n    p(n,i) *=! A(n,i,j)\n    mx(n,i) max=! A(n,i,j)\n}\n"
+#define KC_ROWRED_2LOOPS                                                                           \
+    "def r2l(float(M,N,K) A) -> (s, mx) { s(i) +=! A(i,j,k)\n mx(i) max=! A(i,j,k) }"
+#define KC_ROWRED_2LOOPS_INT "def r2li(int32(M,N,K) A) -> (s, mn) { s(i) +=! A(i,j,k)\n mn(i) min=! A(i,j,k) }"
+/* the row lengths around the 64 partials and the 512-lane block */
+#define KC_RED_ROWS(fam, src, M, rg, tol)                                                          \
+    {fam, src, "M=" M " N=1", rg, tol, 0}, {fam, src, "M=" M " N=7", rg, tol, 0},                  \
+        {fam, src, "M=" M " N=63", rg, tol, 0}, {fam, src, "M=" M " N=64", rg, tol, 0},            \
+        {fam, src, "M=" M " N=65", rg, tol, 0}, {fam, src, "M=" M " N=511", rg, tol, 0},           \
+        {fam, src, "M=" M " N=512", rg, tol, 0}, {fam, src, "M=" M " N=513", rg, tol, 0},          \
+        {fam, src, "M=" M " N=1024", rg, tol, 0}, {fam, src, "M=" M " N=1100", rg, tol, 0}
 
 static const kc_case kc_cases[] = {
     /* contractions */
@@ -441,6 +507,81 @@ static const kc_case kc_cases[] = {
      "    s(i) = 1.0 / (1.0 + exp(-x(i)))\n"
      "    g(i) = 0.5 * x(i) * (1.0 + erf(x(i) * 0.70710678))\n}\n",
      "N=300", "x=-6:6", KC_LOOSE, 0},
+    /* division by a lane-uniform divisor: every row length around the block,
+       magnitudes inside and outside the fast path's range, special values */
+    KC_DIV_ROWS("divu-f32", KC_DIVU("float"), "40", "X=^ s=~"),
+    KC_DIV_ROWS("divu-f32-special", KC_DIVU("float"), "40", "X=^! s=~!"),
+    KC_DIV_ROWS("divu-f64", KC_DIVU("double"), "40", "X=^ s=~"),
+    KC_DIV_ROWS("divu-f64-special", KC_DIVU("double"), "40", "X=^! s=~!"),
+    KC_DIV_ROWS("divu-sub-f32", KC_DIVU_SUB("float"), "30", "X=^! m=^ s=~!"),
+    KC_DIV_ROWS("divu-sub-f64", KC_DIVU_SUB("double"), "30", "X=^! m=^ s=~!"),
+    KC_DIV_ROWS("divu-affine-f32", KC_DIVU_AFFINE("float"), "30", "X=^! s=~! g=-2:2 b=-1:1"),
+    KC_DIV_ROWS("divu-const-f32", KC_DIVU_CONST("float"), "20", "X=^!"),
+    KC_DIV_ROWS("divu-const-f64", KC_DIVU_CONST("double"), "20", "X=^!"),
+    {"divu-affine-f64", KC_DIVU_AFFINE("double"), "M=30 N=1500", "X=^! s=~! g=-2:2 b=-1:1",
+     KC_EXACT, 0},
+    {"divu-affine-f32-small", KC_DIVU_AFFINE("float"), "M=30 N=700", "X=-4:4 s=0.5:2 g=-2:2 b=-1:1",
+     KC_EXACT, 0},
+    {"divu-f16", KC_DIVU("float16"), "M=30 N=600", "X=^! s=~!", KC_EXACT, 0},
+    {"divu-scalar", "def dsc(float(M,N) X, float a) -> (Y) { Y(i,j) = X(i,j) / a }",
+     "M=20 N=700", "X=^ a=~", KC_EXACT, 0},
+    {"divu-scalar", "def dsc(float(M,N) X, float a) -> (Y) { Y(i,j) = X(i,j) / a }",
+     "M=20 N=1100", "X=^! a=~", KC_EXACT, 0},
+    {"divu-generic", /* on the generic path: the op before the division is not a chain's */
+     "def dgen(float(M,N) X, float(M) s, double(M,N) Z, double(M) t) -> (a, b, c) {\n"
+     "    a(i,j) = max(X(i,j), -1e20) / s(i)\n"
+     "    b(i,j) = (X(i,j) > 0.0 ? X(i,j) : -X(i,j)) / s(i)\n"
+     "    c(i,j) = min(Z(i,j), 1e30) / t(i)\n}\n",
+     "M=30 N=1100", "X=^! s=~! Z=^! t=~!", KC_EXACT, 0},
+    {"divu-computed", /* the divisor computed once per row */
+     "def dcp(float(M,N) X, float(M) s, float(M) t) -> (a, b, c) {\n"
+     "    a(i,j) = X(i,j) / sqrt(s(i))\n"
+     "    b(i,j) = X(i,j) / s(i) / t(i)\n"
+     "    c(i,j) = X(i,j) / (s(i) * t(i) + 1.0)\n}\n",
+     "M=40 N=1030", "X=^! s=~! t=~", KC_EXACT, 0},
+    {"divu-rewrite", /* divides what an earlier statement wrote into the same output */
+     "def drw(float(M,N) X, float(M) s) -> (Y, Z) {\n"
+     "    Y(i,j) = X(i,j) * 2.0\n    Y(i,j) = Y(i,j) / s(i)\n"
+     "    Z(i,j) = X(i,j)\n    Z(i,j) = (Z(i,j) - 1.0) / s(i)\n}\n",
+     "M=40 N=1100", "X=^! s=~!", KC_EXACT, 0},
+    {"divu-lanes-across", /* s(i) is not uniform along the lanes here */
+     "def dla(float(N,M) X, float(M) s) -> (Y) { Y(i,j) = X(j,i) / s(i) }", "M=600 N=5",
+     "X=^! s=~!", KC_EXACT, 0},
+    /* reductions along the contiguous last loop, one output per row */
+    KC_RED_ROWS("rowred-sum-f32", KC_ROWRED_SUM("float"), "5", "A=-1:1 m=-1:1 v=0:4", KC_REDUCE),
+    KC_RED_ROWS("rowred-prod-f32", KC_ROWRED_PROD("float"), "5", "A=0.5:1.5 v=-0.01:0.01",
+                KC_REDUCE),
+    KC_RED_ROWS("rowred-minmax-f32", KC_ROWRED_MINMAX("float"), "5", "A=-4:4 m=0.5:2", KC_EXACT),
+    KC_RED_ROWS("rowred-sum-f64", KC_ROWRED_SUM("double"), "4", "A=-1:1 m=-1:1 v=0:4", KC_REDUCE),
+    KC_RED_ROWS("rowred-prod-f64", KC_ROWRED_PROD("double"), "4", "A=0.5:1.5 v=-0.01:0.01",
+                KC_REDUCE),
+    KC_RED_ROWS("rowred-minmax-f64", KC_ROWRED_MINMAX("double"), "4", "A=-4:4 m=0.5:2", KC_EXACT),
+    KC_RED_ROWS("rowred-int32", KC_ROWRED_INT, "5", "A=* m=*", KC_EXACT),
+    {"rowred-minmax-f32-special", KC_ROWRED_MINMAX("float"), "M=30 N=1100", "A=^? m=~?",
+     KC_EXACT, 0},
+    {"rowred-minmax-f64-special", KC_ROWRED_MINMAX("double"), "M=30 N=513", "A=^? m=~?",
+     KC_EXACT, 0},
+    {"rowred-int32-small", KC_ROWRED_INT, "M=6 N=1100", "A=-30:30 m=-5:5", KC_EXACT, 0},
+    {"rowred-acc", /* without `!`: into the caller's values */
+     "def racc(float(M,N) A, int32(M,N) B) -> (s, mx, t) {\n"
+     "    s(i) += A(i,j)\n    mx(i) max= A(i,j)\n    t(i) += B(i,j)\n}\n",
+     "M=5 N=1100", "A=-1:1 B=*", KC_REDUCE, 1},
+    {"rowred-3d", KC_ROWRED_3D, "B=3 M=4 N=1", "A=-1:1 m=-1:1", KC_REDUCE, 0},
+    {"rowred-3d", KC_ROWRED_3D, "B=3 M=4 N=63", "A=-1:1 m=-1:1", KC_REDUCE, 0},
+    {"rowred-3d", KC_ROWRED_3D, "B=2 M=3 N=65", "A=-1:1 m=-1:1", KC_REDUCE, 0},
+    {"rowred-3d", KC_ROWRED_3D, "B=2 M=3 N=513", "A=-1:1 m=-1:1", KC_REDUCE, 0},
+    {"rowred-3d", KC_ROWRED_3D, "B=2 M=2 N=1100", "A=-1:1 m=-1:1", KC_REDUCE, 0},
+    {"rowred-3d-minmax", KC_ROWRED_3D_MAX, "B=3 M=4 N=7", "A=-4:4 m=-1:1", KC_EXACT, 0},
+    {"rowred-3d-minmax", KC_ROWRED_3D_MAX, "B=2 M=3 N=64", "A=-4:4 m=-1:1", KC_EXACT, 0},
+    {"rowred-3d-minmax", KC_ROWRED_3D_MAX, "B=2 M=3 N=1024", "A=-4:4 m=-1:1", KC_EXACT, 0},
+    {"rowred-3d-int32", KC_ROWRED_3D_INT, "B=3 M=2 N=65", "A=*", KC_EXACT, 0},
+    {"rowred-3d-int32", KC_ROWRED_3D_INT, "B=2 M=2 N=1100", "A=*", KC_EXACT, 0},
+    /* two reduction loops: the generic path */
+    {"rowred-2loops", KC_ROWRED_2LOOPS, "M=3 N=1 K=1", "A=-1:1", KC_REDUCE, 0},
+    {"rowred-2loops", KC_ROWRED_2LOOPS, "M=3 N=5 K=65", "A=-1:1", KC_REDUCE, 0},
+    {"rowred-2loops", KC_ROWRED_2LOOPS, "M=3 N=65 K=7", "A=-1:1", KC_REDUCE, 0},
+    {"rowred-2loops", KC_ROWRED_2LOOPS, "M=2 N=3 K=513", "A=-1:1", KC_REDUCE, 0},
+    {"rowred-2loops-int32", KC_ROWRED_2LOOPS_INT, "M=3 N=7 K=100", "A=*", KC_EXACT, 0},
 };
 #define KC_N_CASES ((int)(sizeof kc_cases / sizeof kc_cases[0]))
 
@@ -504,6 +645,105 @@ REF_FN void kc_fill(tc_tensor *t, double lo, double hi, int full, kc_rng *r) {
     }
 }
 
+/* Wide-magnitude floats, for kernels whose fast paths hold only for some
+   magnitudes (the lane-uniform division: divisor within 2^+-LS, quotient
+   within 2^+-LQ, else a block is divided again). Ranges:
+     "~"  each element sign * m * 2^e: half of them on the edges 2^+-LS,
+          a quarter past them (up to the dtype's range), a quarter spread
+          over [-(LS+6), LS+6] (a divisor's range);
+     "^"  one exponent centre per row (last dimension), spread over
+          +-(LQ+LS+8) or (a quarter of the rows) near the dtype's least or
+          largest normal, elements within 2^+-4 of it: whole rows (and
+          blocks) inside or outside the fast path's range (a dividend's);
+   a trailing '!' mixes in special values: +-0, subnormals, +-max, +-inf,
+   NaN, the least normal ("~!": a quarter of the elements; "^!": an eighth
+   of the elements of about half the rows, the rest as "^"); a trailing '?'
+   does the same without -0 (order-independent min/max). Mantissas are
+   random, or 1, 1 + ulp, 2 - ulp, 1.5. */
+typedef struct kc_flimits {
+    int emin, emax, mant; /* normal exponents, mantissa bits */
+    int ls, lq;           /* the division fast path's limits, as exponents */
+    double max, tiny;     /* largest finite, least subnormal */
+} kc_flimits;
+REF_FN kc_flimits kc_float_limits(tc_dtype t) {
+    kc_flimits f;
+    if (t == TC_FLOAT64) {
+        f.emin = -1022, f.emax = 1023, f.mant = 52, f.ls = 300, f.lq = 400;
+        f.max = 1.7976931348623157e308, f.tiny = ldexp(1.0, -1074);
+    } else if (t == TC_FLOAT16) {
+        f.emin = -14, f.emax = 15, f.mant = 10, f.ls = 6, f.lq = 8;
+        f.max = 65504.0, f.tiny = ldexp(1.0, -24);
+    } else {
+        f.emin = -126, f.emax = 127, f.mant = 23, f.ls = 40, f.lq = 50;
+        f.max = 3.4028234663852886e38, f.tiny = ldexp(1.0, -149);
+    }
+    return f;
+}
+REF_FN int64_t kc_irange(kc_rng *r, int64_t lo, int64_t hi) { /* inclusive */
+    return lo + (int64_t)(kc_next(r) % (uint64_t)(hi - lo + 1));
+}
+REF_FN double kc_special(const kc_flimits *f, int no_negzero, kc_rng *r) {
+    double sub = ldexp(kc_unif(r), f->emin); /* rounds to a subnormal (or 0, rarely) */
+    switch (kc_next(r) % 12) {
+    case 0: return 0.0;
+    case 1: return no_negzero ? 0.0 : -0.0;
+    case 2: return f->tiny;
+    case 3: return -sub;
+    case 4: return sub;
+    case 5: return f->max;
+    case 6: return -f->max;
+    case 7: return INFINITY;
+    case 8: return -INFINITY;
+    case 9: return NAN;
+    case 10: return -ldexp(1.0, f->emin);
+    default: return ldexp(1.0, f->emin);
+    }
+}
+REF_FN double kc_wide(const kc_flimits *f, int64_t e, kc_rng *r) {
+    double m;
+    switch (kc_next(r) % 8) {
+    case 0: m = 1.0; break;
+    case 1: m = 2.0 - ldexp(1.0, -f->mant); break;
+    case 2: m = 1.0 + ldexp(1.0, -f->mant); break;
+    case 3: m = 1.5; break;
+    default: m = 1.0 + kc_unif(r); break;
+    }
+    if (e < f->emin) e = f->emin;
+    if (e > f->emax) e = f->emax;
+    return (kc_next(r) & 1 ? -1.0 : 1.0) * ldexp(m, (int)e);
+}
+REF_FN void kc_fill_wide(tc_tensor *t, char mode, char spec, kc_rng *r) {
+    kc_flimits f = kc_float_limits(t->dtype);
+    int64_t i, n = ref_numel(t), row = t->rank ? t->shape[t->rank - 1] : 1, c = 0;
+    size_t es = tc_dtype_size(t->dtype);
+    int special_row = 0, nz = spec == '?';
+    for (i = 0; i < n; i++) {
+        ref_val v = {0, 0};
+        if (mode == '~') {
+            int64_t e = kc_irange(r, -(f.ls + 6), f.ls + 6);
+            static const int edge[4] = {-1, 0, -1, 0};
+            int k = (int)(kc_next(r) % 8);
+            if (k < 4) /* 2^-LS-1.., 2^-LS.., 2^LS-1.., 2^LS.. */
+                e = (k < 2 ? -f.ls : f.ls) + edge[k];
+            else if (k < 6) /* past the limits, to the dtype's: a fast path taken there shows */
+                e = kc_next(r) & 1 ? kc_irange(r, f.emin, -f.ls - 1) : kc_irange(r, f.ls + 1, f.emax);
+            v.f = kc_wide(&f, e, r);
+            if (spec && kc_next(r) % 4 == 0) v.f = kc_special(&f, nz, r);
+        } else {
+            if (i % (row ? row : 1) == 0) {
+                c = kc_irange(r, -(f.lq + f.ls + 8), f.lq + f.ls + 8);
+                if (kc_next(r) % 4 == 0) /* near the subnormals or near overflow */
+                    c = kc_next(r) & 1 ? kc_irange(r, f.emin + 4, f.emin + 12)
+                                       : kc_irange(r, f.emax - 12, f.emax - 4);
+                special_row = spec && (kc_next(r) & 1);
+            }
+            v.f = kc_wide(&f, c + kc_irange(r, -4, 4), r);
+            if (special_row && kc_next(r) % 8 == 0) v.f = kc_special(&f, nz, r);
+        }
+        ref_store(t->dtype, (char *)t->data + i * (int64_t)es, v);
+    }
+}
+
 REF_FN void kc_default_range(tc_dtype t, double *lo, double *hi) {
     if (t == TC_BOOL)
         *lo = 0, *hi = 1;
@@ -525,7 +765,7 @@ REF_FN int kc_make_inputs(const tc_ir_def *d, const char *sizes, const char *ran
         const tc_ir_tensor *t = &d->tensors[i];
         const char *rg = ranges ? kc_find(ranges, t->name) : NULL;
         double lo, hi;
-        int full = rg && rg[0] == '*';
+        int full = rg && rg[0] == '*', wide = rg && (rg[0] == '~' || rg[0] == '^');
         in[i].dtype = t->dtype;
         in[i].rank = t->rank;
         for (k = 0; k < t->rank; k++) {
@@ -541,9 +781,12 @@ REF_FN int kc_make_inputs(const tc_ir_def *d, const char *sizes, const char *ran
             }
         }
         kc_default_range(t->dtype, &lo, &hi);
-        if (rg && !full) sscanf(rg, "%lf:%lf", &lo, &hi);
+        if (rg && !full && !wide) sscanf(rg, "%lf:%lf", &lo, &hi);
         in[i].data = calloc((size_t)ref_numel(&in[i]) + 1, tc_dtype_size(t->dtype));
-        kc_fill(&in[i], lo, hi, full, r);
+        if (wide && ref_is_float(t->dtype))
+            kc_fill_wide(&in[i], rg[0], rg[1] == '!' || rg[1] == '?' ? rg[1] : 0, r);
+        else
+            kc_fill(&in[i], lo, hi, full || wide, r);
     }
     return 1;
 }

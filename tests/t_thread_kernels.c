@@ -54,6 +54,17 @@ static const kc_case kt_cases[] = {
     {"scalar-2d", "def s2(float(M,N) A) -> (s) { s +=! A(i,j) }", "M=70 N=90", 0, KC_REDUCE, 0},
     {"half", "def eh(float16(M,N) a) -> (s, c) { s(i) +=! a(i,j)\n c(i,j) = a(i,j) * 0.3 }",
      "M=40 N=130", "a=-2:2", KC_REDUCE, 0},
+    /* reductions along the row (64 partials, then a fold) and the division
+       by a row's value, with rows split between threads */
+    {"rowred-sum", KC_ROWRED_SUM("float"), "M=150 N=1100", "A=-1:1 m=-1:1 v=0:4", KC_REDUCE, 0},
+    {"rowred-minmax-f64", KC_ROWRED_MINMAX("double"), "M=120 N=513", "A=-4:4 m=0.5:2", KC_EXACT,
+     0},
+    {"rowred-int32", KC_ROWRED_INT, "M=200 N=300", "A=* m=*", KC_EXACT, 0},
+    {"rowred-3d", KC_ROWRED_3D, "B=6 M=20 N=700", "A=-1:1 m=-1:1", KC_REDUCE, 0},
+    {"divu", KC_DIVU("float"), "M=300 N=1500", "X=^! s=~!", KC_EXACT, 0},
+    {"divu-f64", KC_DIVU("double"), "M=200 N=1030", "X=^! s=~!", KC_EXACT, 0},
+    {"divu-affine", KC_DIVU_AFFINE("float"), "M=200 N=1100", "X=^! s=~! g=-2:2 b=-1:1", KC_EXACT,
+     0},
 };
 #define KT_N_CASES ((int)(sizeof kt_cases / sizeof kt_cases[0]))
 
