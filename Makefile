@@ -79,10 +79,8 @@ $(BUILD)/test/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 -O2 -g -Wall -Wextra $(OCL_CFLAGS) -I. $< $(filter %.o,$^) -o $@ $(LIBS) $(OCL_LIBS)
 $(BUILD)/test-san/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-san
 	$(CC) -std=c99 $(SAN) -Wall -Wextra $(OCL_CFLAGS) -I. $< $(filter %.o,$^) -o $@ $(LIBS) $(OCL_LIBS)
-# t_stream and t_kernels_fma are t_kernels with streaming stores, or the fma
-# kernels, forced on
+# t_stream is t_kernels with streaming stores and the fma kernels forced on
 $(BUILD)/test/t_stream $(BUILD)/test-san/t_stream: tests/t_kernels.c
-$(BUILD)/test/t_kernels_fma $(BUILD)/test-san/t_kernels_fma: tests/t_kernels.c
 $(BUILD)/test-tsan/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-tsan
 	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< $(filter %.o,$^) -o $@ $(LIBS)
 

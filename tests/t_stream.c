@@ -1,7 +1,17 @@
-/* t_stream: t_kernels again with TC_STREAM_BYTES 1, so every output the
-   VM may write with non-temporal stores takes that path at test sizes
-   (the default threshold, 8 MiB, is past every test case): results must
-   still match the reference and be the same for every thread count. */
+/* t_stream: t_kernels again with two routes forced on that the suite's
+   sizes and flags would not take (each is independent of the other):
+   - TC_STREAM_BYTES 1: every output the VM may write with non-temporal
+     stores takes that path (the default threshold, 8 MiB, is past every
+     test case);
+   - TC_FAST_FMA 1: the kernels of a target with a fast fma, although the
+     flags name no -march (fmaf is libm's then: exact, only slower).
+     Foremost the division by a lane-uniform divisor without a division per
+     lane (tc__k_div_uni_*: reciprocal, product, one fma correction,
+     fallback blocks), which must still give the IEEE quotient bitwise; and
+     the builtins, whose polynomials then use fma, within their bounds.
+   Results must still match the reference and be the same for every thread
+   count. */
 #define TC_STREAM_BYTES 1
-#define TC_IMPLEMENTATION /* its own, with that setting */
+#define TC_FAST_FMA 1
+#define TC_IMPLEMENTATION /* its own, with those settings */
 #include "t_kernels.c"
