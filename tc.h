@@ -9250,7 +9250,6 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
 
 #define TC__VM_CHUNK_WORK 32768.0 /* lane-iterations per chunk, about */
 #define TC__VM_LANES_ENOUGH 128   /* a lane loop this long amortizes the dispatch */
-#define TC__VM_EW_UNI 4 /* lane-uniform loads an element-wise fast path may have */
 /* a tensor this large streams from memory (or TC_STREAM_BYTES, if smaller:
    tests force streaming at small sizes) */
 #define TC__VM_PF_MIN_BYTES (TC_STREAM_BYTES > 0 && TC_STREAM_BYTES < (1 << 20) ? TC_STREAM_BYTES : (1 << 20))
@@ -9348,6 +9347,14 @@ TC__PRIVATE tc_status tc__vm_check_write(const tc_plan *P, const tc__vm_splan *s
     return TC_OK;
 }
 
+/* Whether the statement reads tensor t. */
+TC__PRIVATE int tc__vm_stmt_reads(const tc__vm_stmt *vs, int t) {
+    int k;
+    for (k = 0; k < vs->n_reads; k++)
+        if (vs->reads[k].tensor == t) return 1;
+    return 0;
+}
+
 /* Loop order, items and chunks once the lane loop is known. */
 TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     const tc_ir_stmt *st = sp->st;
@@ -9380,7 +9387,7 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
     if (!sp->init) return;
     for (d = 0; d < rank; d++)
         covers &= sp->lo[d] == 0 && sp->hi[d] == P->ext[sp->wt][d];
-    for (d = 0; d < sp->vs->n_reads; d++) covers &= sp->vs->reads[d].tensor != sp->wt;
+    covers &= !tc__vm_stmt_reads(sp->vs, sp->wt);
     if (covers) {
         sp->fused = 1;
         sp->init = 0;
@@ -9571,7 +9578,7 @@ TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) 
    one go with no dispatch per instruction. */
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
-    int i, end, n_uni = 0, first_uni = -1;
+    int i, end, first_uni = -1;
     int red = sp->lane_red && sp->n_red == 0 && !sp->red_empty && !sp->empty;
     if ((!sp->direct && !red) || sp->lane < 0 || vs->ins[vs->n_ins - 1].a != vs->value) return;
     for (i = vs->n_pro; i < vs->n_ins; i++) {
@@ -9580,7 +9587,7 @@ TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
             const tc__vm_rplan *rp = &sp->reads[in->b];
             int64_t ls = rp->lstride[sp->lane];
             if (in->c != TC__VM_NONE || (ls != 1 && ls != 0) || rp->st != vs->vdt ||
-                rp->st != (tc_dtype)in->dt || (ls == 0 && ++n_uni > TC__VM_EW_UNI))
+                rp->st != (tc_dtype)in->dt)
                 return;
             continue;
         }
@@ -9610,12 +9617,9 @@ TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
 
 /* No statement after sp reads the tensor it writes (nor does sp). */
 TC__PRIVATE int tc__vm_unread_after(const tc_plan *P, const tc__vm_splan *sp) {
-    int s, k;
-    for (s = (int)(sp->st - P->ir->stmts); s < P->ir->n_stmts; s++) {
-        const tc__vm_stmt *vs = &P->vm->stmts[s];
-        for (k = 0; k < vs->n_reads; k++)
-            if (vs->reads[k].tensor == sp->wt) return 0;
-    }
+    int s;
+    for (s = (int)(sp->st - P->ir->stmts); s < P->ir->n_stmts; s++)
+        if (tc__vm_stmt_reads(&P->vm->stmts[s], sp->wt)) return 0;
     return 1;
 }
 
@@ -9625,15 +9629,14 @@ TC__PRIVATE int tc__vm_unread_after(const tc_plan *P, const tc__vm_splan *sp) {
 TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     tc_dtype t = P->ir->tensors[sp->wt].dtype;
-    int k, rank = P->ir->tensors[sp->wt].rank;
+    int rank = P->ir->tensors[sp->wt].rank;
     if (sp->st->reduce != TC_REDUCE_ASSIGN || sp->n_red || sp->lane_red || sp->fused ||
         vs->n_pro == vs->n_ins)
         return;
     if (vs->ins[vs->n_ins - 1].a != vs->value || vs->ins[vs->n_ins - 1].op == TC_OP_GIDX) return;
     if (t == TC_FLOAT16 || t == TC_BOOL) return;
     if (sp->lane >= 0 && (sp->lane >= rank || P->ts[sp->wt][sp->lane] != 1)) return;
-    for (k = 0; k < vs->n_reads; k++)
-        if (vs->reads[k].tensor == sp->wt) return;
+    if (tc__vm_stmt_reads(vs, sp->wt)) return;
     sp->direct = 1;
     sp->stream = TC_STREAM_BYTES > 0 && sp->lane >= 0 && tc__vm_unread_after(P, sp) &&
                  sp->work * (double)tc_dtype_size(t) >= (double)TC_STREAM_BYTES;
@@ -9918,12 +9921,13 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
     return scalar;
 }
 
-/* Links [op, last] of a float32 chain on n lanes into d (one link: a
-   binary op); the last link's operand is the scalar *s when s is set. */
+/* Links [op, last] of a chain on n lanes into d (float32; one link: a
+   binary op of its own dtype); the last link's operand is the scalar *s
+   when s is set. */
 TC__PRIVATE void tc__vm_ew_links(const void *const *rp, const tc__vm_ins *op, const tc__vm_ins *last,
                                  int last_op, const void *a, const float *s, void *d, int n) {
     if (op == last && s) tc__k_arith_uniform(last_op, TC_FLOAT32, d, a, s, 0, n);
-    else if (op == last) tc__k_arith(last_op, TC_FLOAT32, d, a, rp[op->c], n);
+    else if (op == last) tc__k_arith(last_op, (tc_dtype)op->dt, d, a, rp[op->c], n);
     else
         tc__k_chain_f32(tc__k_chain_code(op->op, op + 2 == last ? op[1].op : last_op,
                                          op + 2 == last ? last_op : -1),
@@ -9948,10 +9952,6 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
         tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, rp[scalar == op->b ? op->c : op->b],
                             rp[scalar], scalar == op->b, n);
-        return;
-    }
-    if (op == last && op->dt != TC_FLOAT32) {
-        tc__k_arith(op->op, (tc_dtype)op->dt, d, a, rp[op->c], n);
         return;
     }
     if (tc__vm_ew_split(T, op, last)) { /* d / sqrt(var + eps) * g + b */
@@ -10004,22 +10004,30 @@ TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc) {
     }
 }
 
+/* A reduction along the lanes (type B): the partials it keeps
+   (tc__k_reduce_lanes), and their fold stored as the output element. */
+TC__PRIVATE int tc__vm_lane_width(const tc__vm_splan *sp) {
+    int64_t ext = tc__vm_extent(sp, sp->lane);
+    return ext < TC__VM_RED_LANES ? (int)ext : TC__VM_RED_LANES;
+}
+TC__PRIVATE void tc__vm_lane_store(tc__vm_run *R, void *acc) {
+    const tc__vm_splan *sp = R->sp;
+    unsigned char h[8];
+    tc__k_fold(sp->vs->vdt, sp->st->reduce, acc, tc__vm_lane_width(sp), h);
+    tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, h, 1);
+}
+
 /* One output element of a reduction on the element-wise fast path: the
    row's blocks reduced into acc's lanes, folded, stored (the operations and
    order of tc__vm_lane_reduce). */
 TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R) {
     const tc__vm_splan *sp = R->sp;
-    tc_dtype t = sp->vs->vdt;
-    tc_reduce red = sp->st->reduce;
-    int64_t ext = tc__vm_extent(sp, sp->lane);
-    int width = ext < TC__VM_RED_LANES ? (int)ext : TC__VM_RED_LANES;
     void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
-    unsigned char id[8], h[8];
-    tc__vm_identity(t, red, id);
-    tc__k_fill(tc_dtype_size(t), acc, id, width);
-    tc__vm_ew_run(R, ext, acc);
-    tc__k_fold(t, red, acc, width, h);
-    tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : red, h, 1);
+    unsigned char id[8];
+    tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
+    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, tc__vm_lane_width(sp));
+    tc__vm_ew_run(R, tc__vm_extent(sp, sp->lane), acc);
+    tc__vm_lane_store(R, acc);
 }
 
 /* Items of the element-wise fast path: each row's run of blocks in one go;
@@ -10100,16 +10108,15 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
     tc_reduce red = sp->st->reduce;
-    int64_t ext = tc__vm_extent(sp, sp->lane), b;
-    int width = ext < TC__VM_RED_LANES ? (int)ext : TC__VM_RED_LANES;
+    int64_t b;
     void *acc = TC__VM_REG(R->T, vs->n_regs);
-    unsigned char id[8], h[8];
+    unsigned char id[8];
     tc__vm_identity(vs->vdt, red, id);
     if (sp->red_empty) {
         if (sp->fused && !R->check) tc__vm_store(R, TC_REDUCE_ASSIGN, id, 1);
         return 1;
     }
-    tc__k_fill(tc_dtype_size(vs->vdt), acc, id, width);
+    tc__k_fill(tc_dtype_size(vs->vdt), acc, id, tc__vm_lane_width(sp));
     tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx);
     do {
         for (b = 0; b < sp->n_blocks; b++) {
@@ -10120,9 +10127,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
             if (!R->check) tc__k_reduce_lanes(vs->vdt, red, acc, R->T->rp[vs->value], b * TC_BLOCK, n);
         }
     } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
-    if (R->check) return 1;
-    tc__k_fold(vs->vdt, red, acc, width, h);
-    tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : red, h, 1);
+    if (!R->check) tc__vm_lane_store(R, acc);
     return 1;
 }
 
@@ -10714,14 +10719,6 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
     return TC_OK;
 }
 
-/* Whether statement sp reads tensor t. */
-TC__PRIVATE int tc__vm_reads(const tc__vm_splan *sp, int t) {
-    int k;
-    for (k = 0; k < sp->vs->n_reads; k++)
-        if (sp->vs->reads[k].tensor == t) return 1;
-    return 0;
-}
-
 /* Tensor t (a temporary or a discarded output, rank 2 or more) needs only
    the rows of the chunk a thread is on when one row group alone touches
    it and the first of its statements to touch it writes those rows whole
@@ -10736,7 +10733,7 @@ TC__PRIVATE int tc__vm_stage_group(const tc_plan *P, int t) {
         return -1;
     for (s = 0; s < ir->n_stmts; s++) {
         const tc__vm_splan *sp = &P->stmts[s];
-        int reads = tc__vm_reads(sp, t);
+        int reads = tc__vm_stmt_reads(sp->vs, t);
         if (sp->wt != t && !reads) continue;
         if (g < 0) {
             for (g = 0; P->group_end[g] <= s; g = P->group_end[g]) continue; /* the group of s */
