@@ -7919,6 +7919,7 @@ TC__VM_ARITH_UNI(f64, double)
 /* chain code: o1 and o2 in 0..3, o3 in 1..4 (0: a pair) */
 #define TC__FX_CODE(o1, o2, o3) ((o1) * 20 + (o2) * 5 + (o3))
 #define TC__FX_OP(O) (TC_OP_##O - TC_OP_ADD)
+#define TC__FXR_ONE 80 /* a single op: above every chain code */
 #define TC__FX_LOOP3(O1, O2, O3, LAST)                                                       \
     for (i = 0; i < n; i++) d[i] = TC__FX_##O3(TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]), LAST)
 #define TC__FX_LOOP2(O1, O2, LAST)                                                           \
@@ -7958,6 +7959,58 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
 TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
     return TC__FX_CODE(o1 - TC_OP_ADD, o2 - TC_OP_ADD, o3 < 0 ? 0 : o3 - TC_OP_ADD + 1);
 }
+
+/* A chain whose first link divides by the lane-uniform s (layernorm's
+   d / sqrt(var + eps) * g + b) in one pass: the quotient as
+   tc__k_div_uni_f32 makes it, then one more link (TC__FXR_ONE + op; b[i]
+   or *t) or two (a pair's chain code; c[i] or *t). Returns 0, having
+   written garbage to d, where tc__k_div_uni_f32 would divide: the caller
+   runs the links apart then. */
+#define TC__FXD_LOOP(EXPR)                                                                   \
+    do {                                                                                     \
+        for (i = 0; i < n; i++) {                                                            \
+            float q = a[i] * y, r = TC__MATH_FMAF(TC__MATH_FMAF(-s, q, a[i]), y, q);         \
+            uint32_t u;                                                                      \
+            memcpy(&u, &r, sizeof u);                                                        \
+            u = (u & 0x7fffffffu) - ((uint32_t)(127 - 50) << 23);                            \
+            worst = u > worst ? u : worst;                                                   \
+            d[i] = EXPR;                                                                     \
+        }                                                                                    \
+    } while (0)
+#define TC__FXD_C2(O1, O2)                                                                   \
+    case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
+        if (t) TC__FXD_LOOP(TC__FX_##O2(TC__FX_##O1(r, b[i]), tv));                           \
+        else TC__FXD_LOOP(TC__FX_##O2(TC__FX_##O1(r, b[i]), c[i]));                           \
+        break;
+#define TC__FXD_C1(O1)                                                                       \
+    case TC__FXR_ONE + TC__FX_OP(O1):                                                        \
+        if (t) TC__FXD_LOOP(TC__FX_##O1(r, tv));                                              \
+        else TC__FXD_LOOP(TC__FX_##O1(r, b[i]));                                              \
+        break;                                                                               \
+        TC__FX_L2(TC__FXD_C2, O1)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__PRIVATE int tc__k_chain_div_uni_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
+                                        float s, const float *TC__RESTRICT b,
+                                        const float *TC__RESTRICT c, const float *t, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+    float y, m = s < 0 ? -s : s, tv = t ? *t : 0.0f;
+    uint32_t worst = 0;
+    int i;
+    if (!TC_FAST_FMA || !(m >= 9.094947017729282e-13f && m <= 1.099511627776e12f)) return 0; /* 2^-+40 */
+    y = 1.0f / s;
+    switch (code) {
+        TC__FX_L1(TC__FXD_C1)
+    default: return 0;
+    }
+    return worst <= ((uint32_t)(127 + 50) << 23) - ((uint32_t)(127 - 50) << 23);
+}
+#undef TC__FXD_C1
+#undef TC__FXD_C2
+#undef TC__FXD_LOOP
 
 /* x / 2^k and x * 2^-k are the same real number, so they round alike: a
    power-of-two divisor whose reciprocal is a float (subnormal included)
@@ -8242,6 +8295,69 @@ TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const vo
     default: break;
     }
 }
+
+/* A row's reduction with its value made on the fly (tc__vm_ew_run): p's
+   TC__VM_RED_LANES partials (r)= the value of each of the n elements, the
+   first the row's element 0, in tc__k_reduce_lanes' order, without a block
+   of values in between. The value is a[i] (code TC__FXR_BARE, any
+   reduction), or for a sum one op (TC__FXR_ONE + op, the operand b[i] or
+   the scalar *s) or a pair of a chain (tc__k_chain_code; c[i] or *s). The
+   partials live in a local array the compiler keeps in registers. */
+#define TC__FXR_BARE 100
+/* tc__e_amin_f32, tc__e_amax_f32 (functions do not inline into a kernel
+   with its own optimize attribute) */
+#define TC__FXR_AMIN(x, y) ((y) < (x) ? (y) : (x))
+#define TC__FXR_AMAX(x, y) ((y) > (x) ? (y) : (x))
+#define TC__FXR_LOOP(OP, EXPR)                                                               \
+    do {                                                                                     \
+        for (j = 0; j + TC__VM_RED_LANES <= n; j += TC__VM_RED_LANES)                        \
+            for (l = 0, i = j; l < TC__VM_RED_LANES; l++, i++) q[l] = OP(q[l], EXPR);       \
+        for (l = 0, i = j; i < n; l++, i++) q[l] = OP(q[l], EXPR);                           \
+    } while (0)
+#define TC__FXR_C2(O1, O2)                                                                   \
+    case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
+        if (s) TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O2(TC__FX_##O1(a[i], b[i]), sv));         \
+        else TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]));         \
+        break;
+#define TC__FXR_C1(O1)                                                                       \
+    case TC__FXR_ONE + TC__FX_OP(O1):                                                        \
+        if (s) TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O1(a[i], sv));                            \
+        else TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O1(a[i], b[i]));                            \
+        break;                                                                               \
+        TC__FX_L2(TC__FXR_C2, O1)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__PRIVATE void tc__k_chain_reduce_f32(int code, tc_reduce r, float *TC__RESTRICT p,
+                                        const float *TC__RESTRICT a, const float *TC__RESTRICT b,
+                                        const float *TC__RESTRICT c, const float *s, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+    float q[TC__VM_RED_LANES], sv = s ? *s : 0.0f;
+    int i, j = 0, l;
+    memcpy(q, p, sizeof q);
+    if (code == TC__FXR_BARE) {
+        switch (r) {
+        case TC_REDUCE_SUM: TC__FXR_LOOP(TC__FX_ADD, a[i]); break;
+        case TC_REDUCE_PROD: TC__FXR_LOOP(TC__FX_MUL, a[i]); break;
+        case TC_REDUCE_MIN: TC__FXR_LOOP(TC__FXR_AMIN, a[i]); break;
+        case TC_REDUCE_MAX: TC__FXR_LOOP(TC__FXR_AMAX, a[i]); break;
+        default: break;
+        }
+    } else if (r == TC_REDUCE_SUM) {
+        switch (code) {
+            TC__FX_L1(TC__FXR_C1)
+        default: break;
+        }
+    }
+    memcpy(p, q, sizeof q);
+}
+#undef TC__FXR_C1
+#undef TC__FXR_C2
+#undef TC__FXR_LOOP
+#undef TC__FXR_AMIN
+#undef TC__FXR_AMAX
 
 TC__PRIVATE void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
     switch (t) {
@@ -9936,6 +10052,25 @@ TC__PRIVATE void tc__vm_ew_links(const void *const *rp, const tc__vm_ins *op, co
                         s, n);
 }
 
+/* A chain that divides first by a lane-uniform value, in one pass
+   (tc__k_chain_div_uni_f32); 0 where that kernel declines. */
+TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
+                                    unsigned scalar, void *d, int n) {
+    const void *const *rp = (const void *const *)T->rp;
+    float s, t;
+    int last_op = last->op, code;
+    if (op->dt != TC_FLOAT32 || last > op + 2) return 0;
+    memcpy(&s, rp[op->c], sizeof s);
+    if (scalar != TC__VM_NONE) {
+        memcpy(&t, rp[scalar], sizeof t);
+        if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&t)) last_op = TC_OP_MUL;
+    }
+    code = last == op + 1 ? TC__FXR_ONE + last_op - TC_OP_ADD : tc__k_chain_code(op[1].op, last_op, -1);
+    return tc__k_chain_div_uni_f32(code, (float *)d, (const float *)rp[op->b], s,
+                                   (const float *)rp[op[1].c], last == op + 2 ? (const float *)rp[last->c] : NULL,
+                                   scalar != TC__VM_NONE ? &t : NULL, n);
+}
+
 /* The op of the element-wise fast path on n lanes into d: a fused chain or
    one binary op; `scalar` is a lane-uniform operand taken as a scalar; tmp
    is a scratch register. A uniform divisor divides without a division per
@@ -9955,6 +10090,7 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
         return;
     }
     if (tc__vm_ew_split(T, op, last)) { /* d / sqrt(var + eps) * g + b */
+        if (tc__vm_ew_div_chain(T, op, last, scalar, d, n)) return;
         tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, a, rp[op->c], 0, n);
         a = tmp; /* tmp is taken */
         op++;
@@ -9966,6 +10102,49 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     memcpy(&sv, rp[scalar], sizeof sv);
     if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
     tc__vm_ew_links(rp, op, last, last_op, a, &sv, d, n); /* (a + b + c) / 3: one pass, divided */
+}
+
+/* A float32 reduction on the element-wise path in one pass over the row,
+   with no block of values in between (tc__k_chain_reduce_f32): its value a
+   bare load (any reduction), or for a sum one + - * / or a pair of a
+   chain, every operand a row in memory or the scalar. 0: not such a run. */
+TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
+                                     unsigned scalar, int64_t total, void *acc) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_thread *T = R->T;
+    const void *const *rp = (const void *const *)T->rp;
+    const void *b = NULL, *c = NULL;
+    int code, last_op = last->op;
+    float sv;
+    if (sp->vs->vdt != TC_FLOAT32 || sp->ew_call || total > INT_MAX) return 0;
+    if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
+        tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, (float *)acc, (const float *)rp[last->a],
+                               NULL, NULL, NULL, (int)total);
+        return 1;
+    }
+    if (sp->st->reduce != TC_REDUCE_SUM || op->dt != TC_FLOAT32 || last > op + 1 ||
+        T->uni[op->b] || scalar == op->b || tc__vm_ew_split(T, op, last))
+        return 0;
+    if (op->op < TC_OP_ADD || op->op > TC_OP_DIV || last_op < TC_OP_ADD || last_op > TC_OP_DIV) return 0;
+    if (op != last && T->uni[op->c]) return 0;
+    if (scalar != last->c && T->uni[last->c]) return 0;
+    if (scalar != TC__VM_NONE) {
+        memcpy(&sv, rp[scalar], sizeof sv);
+        if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
+        else if (last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */
+    }
+    if (op == last) {
+        code = TC__FXR_ONE + last_op - TC_OP_ADD;
+        b = rp[op->c];
+    } else {
+        code = tc__k_chain_code(op->op, last_op, -1);
+        b = rp[op->c];
+        c = rp[last->c];
+    }
+    tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, (float *)acc, (const float *)rp[op->b],
+                           (const float *)b, (const float *)c, scalar != TC__VM_NONE ? &sv : NULL,
+                           (int)total);
+    return 1;
 }
 
 /* A run of the element-wise fast path (tc__vm_plan_ew): `total` lanes of
@@ -9984,6 +10163,7 @@ TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc) {
     unsigned scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
     int n;
     int64_t done;
+    if (acc && tc__vm_ew_reduce_row(R, op, last, scalar, total, acc)) return;
     for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
         void *d = acc || sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < TC_BLOCK ? (int)(total - done) : TC_BLOCK;
