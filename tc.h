@@ -5274,6 +5274,16 @@ TC__MATH_INLINE float tc__math_exp_lane(float x) {
     return tc__math_ldexp_lane(1.0f + tc__math_expm1_poly(r), kb); /* nan propagates */
 }
 
+/* exp on a block whose lanes all lie in [-80, 80] (tc__math_block_exp):
+   k is in [-116, 116] and the result normal, so no clamp is needed and one
+   power-of-two factor gives exactly the bits of tc__math_exp_lane's two. */
+#define TC__MATH_EXP_SHORT_MAX 80.0f
+TC__MATH_INLINE float tc__math_exp_short_lane(float x) {
+    uint32_t kb;
+    float kf, r = tc__math_exp_reduce(x, &kb, &kf);
+    return (1.0f + tc__math_expm1_poly(r)) * tc__math_u2f((kb - 129u) << 23); /* 2^(kb - 256) */
+}
+
 /* exp2: r = x - round(x) is exact; 2^r - 1 minimax degree 6 (0.08 ulp,
    refitted around the float-rounded linear coefficient).
    Max error 1.5 ulp (measured 1.07). */
@@ -5585,7 +5595,21 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
         }                                                                       \
     }
 
-TC__MATH_BLOCK1(tc__math_block_exp, tc__math_exp_lane)
+TC__MATH_BLOCK1(tc__math_block_exp_full, tc__math_exp_lane)
+TC__MATH_BLOCK1(tc__math_block_exp_short, tc__math_exp_short_lane)
+/* exp: a block within [-80, 80] (softmax's x - max; most inputs) on the
+   short lane function, the same bits; the range is checked once per block
+   (the largest |x| as bits: NaN's exceed them all). */
+TC__MATH_BLOCK_FN void tc__math_block_exp(float *dst, const float *a, int n) {
+    uint32_t mag = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        uint32_t u = tc__math_f2u(a[i]) & 0x7fffffffu;
+        mag = u > mag ? u : mag;
+    }
+    if (mag <= tc__math_f2u(TC__MATH_EXP_SHORT_MAX)) tc__math_block_exp_short(dst, a, n);
+    else tc__math_block_exp_full(dst, a, n);
+}
 TC__MATH_BLOCK1(tc__math_block_exp2, tc__math_exp2_lane)
 TC__MATH_BLOCK1(tc__math_block_exp10, tc__math_exp10_lane)
 TC__MATH_BLOCK1(tc__math_block_expm1, tc__math_expm1_lane)
@@ -8301,28 +8325,65 @@ TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const vo
    first the row's element 0, in tc__k_reduce_lanes' order, without a block
    of values in between. The value is a[i] (code TC__FXR_BARE, any
    reduction), or for a sum one op (TC__FXR_ONE + op, the operand b[i] or
-   the scalar *s) or a pair of a chain (tc__k_chain_code; c[i] or *s). The
-   partials live in a local array the compiler keeps in registers. */
+   the scalar *s) or a pair of a chain (tc__k_chain_code; c[i] or *s).
+   With gcc's vector extensions (gcc, clang) the 64 partials are four
+   16-float vectors held in registers across the row (a local array goes
+   through memory on every step); the same operations, lane by lane.
+   TC__NO_VECTOR_EXT (tests) takes the plain C loops instead. */
 #define TC__FXR_BARE 100
 /* tc__e_amin_f32, tc__e_amax_f32 (functions do not inline into a kernel
    with its own optimize attribute) */
 #define TC__FXR_AMIN(x, y) ((y) < (x) ? (y) : (x))
 #define TC__FXR_AMAX(x, y) ((y) > (x) ? (y) : (x))
-#define TC__FXR_LOOP(OP, EXPR)                                                               \
+#define TC__FXR_AT(p) (p)[i] /* element i of row p */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
+typedef float tc__f32x16 __attribute__((vector_size(64)));
+typedef int32_t tc__i32x16 __attribute__((vector_size(64)));
+typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)); /* unaligned */
+#define TC__FXR_VAT(p) (*(const tc__f32x16u *)((p) + i + o)) /* elements i + o ... of row p */
+#define TC__FXR_VSEL(m, y, x) ((tc__f32x16)(((tc__i32x16)(y) & (m)) | ((tc__i32x16)(x) & ~(m))))
+#define TC__FXR_VAMIN(x, y) TC__FXR_VSEL((y) < (x), y, x)
+#define TC__FXR_VAMAX(x, y) TC__FXR_VSEL((y) > (x), y, x)
+#define TC__FXR_LOOP(OP, VOP, E, O1, O2)                                                     \
     do {                                                                                     \
-        for (j = 0; j + TC__VM_RED_LANES <= n; j += TC__VM_RED_LANES)                        \
-            for (l = 0, i = j; l < TC__VM_RED_LANES; l++, i++) q[l] = OP(q[l], EXPR);       \
-        for (l = 0, i = j; i < n; l++, i++) q[l] = OP(q[l], EXPR);                           \
+        tc__f32x16 v0, v1, v2, v3;                                                           \
+        int o;                                                                               \
+        memcpy(&v0, q, 64), memcpy(&v1, q + 16, 64), memcpy(&v2, q + 32, 64);                \
+        memcpy(&v3, q + 48, 64);                                                             \
+        for (i = 0; i + TC__VM_RED_LANES <= n; i += TC__VM_RED_LANES) {                      \
+            o = 0, v0 = VOP(v0, E(TC__FXR_VAT, O1, O2));                                     \
+            o = 16, v1 = VOP(v1, E(TC__FXR_VAT, O1, O2));                                    \
+            o = 32, v2 = VOP(v2, E(TC__FXR_VAT, O1, O2));                                    \
+            o = 48, v3 = VOP(v3, E(TC__FXR_VAT, O1, O2));                                    \
+        }                                                                                    \
+        memcpy(q, &v0, 64), memcpy(q + 16, &v1, 64), memcpy(q + 32, &v2, 64);                \
+        memcpy(q + 48, &v3, 64);                                                             \
+        for (l = 0; i < n; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2));                 \
     } while (0)
+#else
+#define TC__FXR_LOOP(OP, VOP, E, O1, O2)                                                     \
+    do {                                                                                     \
+        for (i = 0; i + TC__VM_RED_LANES <= n;)                                              \
+            for (l = 0; l < TC__VM_RED_LANES; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2)); \
+        for (l = 0; i < n; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2));                 \
+    } while (0)
+#endif
+/* the values, X reading a row at the current element(s) */
+#define TC__FXR_E0(X, O1, O2) X(a)
+#define TC__FXR_E1S(X, O1, O2) TC__FX_##O1(X(a), sv)
+#define TC__FXR_E1V(X, O1, O2) TC__FX_##O1(X(a), X(b))
+#define TC__FXR_E2S(X, O1, O2) TC__FX_##O2(TC__FX_##O1(X(a), X(b)), sv)
+#define TC__FXR_E2V(X, O1, O2) TC__FX_##O2(TC__FX_##O1(X(a), X(b)), X(c))
+#define TC__FXR_SUM(E, O1, O2) TC__FXR_LOOP(TC__FX_ADD, TC__FX_ADD, E, O1, O2)
 #define TC__FXR_C2(O1, O2)                                                                   \
     case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
-        if (s) TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O2(TC__FX_##O1(a[i], b[i]), sv));         \
-        else TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]));         \
+        if (s) TC__FXR_SUM(TC__FXR_E2S, O1, O2);                                             \
+        else TC__FXR_SUM(TC__FXR_E2V, O1, O2);                                               \
         break;
 #define TC__FXR_C1(O1)                                                                       \
     case TC__FXR_ONE + TC__FX_OP(O1):                                                        \
-        if (s) TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O1(a[i], sv));                            \
-        else TC__FXR_LOOP(TC__FX_ADD, TC__FX_##O1(a[i], b[i]));                            \
+        if (s) TC__FXR_SUM(TC__FXR_E1S, O1, O1);                                             \
+        else TC__FXR_SUM(TC__FXR_E1V, O1, O1);                                               \
         break;                                                                               \
         TC__FX_L2(TC__FXR_C2, O1)
 #if defined(__GNUC__) && !defined(__clang__)
@@ -8335,14 +8396,14 @@ TC__PRIVATE void tc__k_chain_reduce_f32(int code, tc_reduce r, float *TC__RESTRI
 #pragma STDC FP_CONTRACT OFF
 #endif
     float q[TC__VM_RED_LANES], sv = s ? *s : 0.0f;
-    int i, j = 0, l;
+    int i, l;
     memcpy(q, p, sizeof q);
     if (code == TC__FXR_BARE) {
         switch (r) {
-        case TC_REDUCE_SUM: TC__FXR_LOOP(TC__FX_ADD, a[i]); break;
-        case TC_REDUCE_PROD: TC__FXR_LOOP(TC__FX_MUL, a[i]); break;
-        case TC_REDUCE_MIN: TC__FXR_LOOP(TC__FXR_AMIN, a[i]); break;
-        case TC_REDUCE_MAX: TC__FXR_LOOP(TC__FXR_AMAX, a[i]); break;
+        case TC_REDUCE_SUM: TC__FXR_LOOP(TC__FX_ADD, TC__FX_ADD, TC__FXR_E0, -, -); break;
+        case TC_REDUCE_PROD: TC__FXR_LOOP(TC__FX_MUL, TC__FX_MUL, TC__FXR_E0, -, -); break;
+        case TC_REDUCE_MIN: TC__FXR_LOOP(TC__FXR_AMIN, TC__FXR_VAMIN, TC__FXR_E0, -, -); break;
+        case TC_REDUCE_MAX: TC__FXR_LOOP(TC__FXR_AMAX, TC__FXR_VAMAX, TC__FXR_E0, -, -); break;
         default: break;
         }
     } else if (r == TC_REDUCE_SUM) {
@@ -8355,9 +8416,22 @@ TC__PRIVATE void tc__k_chain_reduce_f32(int code, tc_reduce r, float *TC__RESTRI
 }
 #undef TC__FXR_C1
 #undef TC__FXR_C2
+#undef TC__FXR_SUM
+#undef TC__FXR_E0
+#undef TC__FXR_E1S
+#undef TC__FXR_E1V
+#undef TC__FXR_E2S
+#undef TC__FXR_E2V
 #undef TC__FXR_LOOP
+#undef TC__FXR_AT
 #undef TC__FXR_AMIN
 #undef TC__FXR_AMAX
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
+#undef TC__FXR_VAT
+#undef TC__FXR_VSEL
+#undef TC__FXR_VAMIN
+#undef TC__FXR_VAMAX
+#endif
 
 TC__PRIVATE void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
     switch (t) {

@@ -457,7 +457,8 @@ static void test_pool_special(void) {
    compared bit for bit, for bare loads, one op, a pair and the forms that
    go back to blocks (a uniform operand first, a divisor not a power of
    two), at row lengths around the 64 partials and the 512-lane block. The
-   inputs span 2^-12 to 2^12, so another order gives other bits.
+   inputs span 2^-12 to 2^12, so another order gives other bits; max and
+   min see rows of +0, -0 and -1 (or 1), where ties decide the zero's sign.
    Y = A / s(i) * B + C (a chain whose first link divides by a row's value)
    is checked against the plain IEEE operations, s(i) within and beyond the
    fast division's range, A with zeros. */
@@ -478,7 +479,7 @@ static float kc_fold_partials(float *q, int n, int mx) {
 
 static float kc_row_value(int k, float a, float b, float n) {
     switch (k) {
-    case 0: case 6: case 7: return a;
+    case 0: return a;
     case 1: return a * 2.0f;
     case 2: return a / n;
     case 3: return a * b / n;
@@ -490,25 +491,25 @@ static float kc_row_value(int k, float a, float b, float n) {
 
 static void kc_row_order(int64_t N) {
     const char *src =
-        "def rows(float(M,N) A, float(M,N) B, float(M) s, float(M,N) C) -> "
+        "def rows(float(M,N) A, float(M,N) B, float(M) s, float(M,N) C, float(M,N) D, float(M,N) E) -> "
         "(r0, r1, r2, r3, r4, r5, r6, r7, r8, Y) {\n"
         "    r0(i) +=! A(i,j)\n    r1(i) +=! A(i,j) * 2.0\n    r2(i) +=! A(i,j) / N\n"
         "    r3(i) +=! A(i,j) * B(i,j) / N\n    r4(i) +=! (A(i,j) + B(i,j)) * A(i,j)\n"
-        "    r5(i) +=! A(i,j) * 3.0 + B(i,j)\n    r6(i) max=! A(i,j)\n    r7(i) min=! A(i,j)\n"
+        "    r5(i) +=! A(i,j) * 3.0 + B(i,j)\n    r6(i) max=! D(i,j)\n    r7(i) min=! E(i,j)\n"
         "    r8(i) +=! A(i,j) / 3.0\n"
         "    Y(i,j) = A(i,j) / s(i) * B(i,j) + C(i,j)\n}\n";
     static const float sv[4] = {1.7f, -3.0e-3f, 1.0e-30f, 6.0e14f};
     const int64_t M = 4;
     tc_program *p = kc_compile(src, "row-order");
-    tc_tensor in[4], out[10];
+    tc_tensor in[6], out[10];
     tc_error err;
     kc_rng rng = {(uint64_t)N * 31 + 5};
-    float *q = (float *)malloc(sizeof(float) * 64), *A, *B, *C, *S;
+    float *q = (float *)malloc(sizeof(float) * 64), *A, *B, *C, *S, *D, *E;
     int64_t i, j, bad_r = -1, bad_y = -1;
     int k, t;
     memset(in, 0, sizeof in);
     memset(out, 0, sizeof out);
-    for (t = 0; t < 4; t++) {
+    for (t = 0; t < 6; t++) {
         in[t].dtype = TC_FLOAT32;
         in[t].rank = t == 2 ? 1 : 2;
         in[t].shape[0] = M;
@@ -523,21 +524,25 @@ static void kc_row_order(int64_t N) {
         out[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
     }
     A = (float *)in[0].data, B = (float *)in[1].data, S = (float *)in[2].data, C = (float *)in[3].data;
+    D = (float *)in[4].data, E = (float *)in[5].data;
     for (i = 0; i < M * N; i++) {
         A[i] = (float)ldexp(kc_unif(&rng) * 2.0 - 1.0, (int)(kc_next(&rng) % 25) - 12);
         B[i] = (float)ldexp(kc_unif(&rng) * 2.0 - 1.0, (int)(kc_next(&rng) % 25) - 12);
         C[i] = (float)(kc_unif(&rng) - 0.5);
         if (kc_next(&rng) % 16 == 0) A[i] = 0.0f;
+        D[i] = (kc_next(&rng) % 8 == 0) ? -1.0f : (kc_next(&rng) % 2) ? 0.0f : -0.0f; /* max ties */
+        E[i] = -D[i];
     }
     for (i = 0; i < M; i++) S[i] = sv[i % 4];
-    if (p && q && kc_vm(p, in, 4, out, 10, NULL, &err) == TC_OK) {
+    if (p && q && kc_vm(p, in, 6, out, 10, NULL, &err) == TC_OK) {
         for (k = 0; k < 9; k++)
             for (i = 0; i < M; i++) {
                 int mx = k == 6 ? 1 : k == 7 ? -1 : 0, w = N < 64 ? (int)N : 64;
                 float got = ((float *)out[k].data)[i], want;
                 for (j = 0; j < 64; j++) q[j] = mx > 0 ? -HUGE_VALF : mx < 0 ? HUGE_VALF : 0.0f;
                 for (j = 0; j < N; j++) {
-                    float v = kc_row_value(k, A[i * N + j], B[i * N + j], (float)N);
+                    float v = k == 6 ? D[i * N + j] : k == 7 ? E[i * N + j]
+                                                : kc_row_value(k, A[i * N + j], B[i * N + j], (float)N);
                     float *d = &q[j % 64];
                     *d = mx > 0 ? (v > *d ? v : *d) : mx < 0 ? (v < *d ? v : *d) : *d + v;
                 }
@@ -554,7 +559,7 @@ static void kc_row_order(int64_t N) {
     } else {
         CHECKF(0, "row-order N=%lld: %s", (long long)N, p ? err.msg : "compile");
     }
-    for (t = 0; t < 4; t++) free(in[t].data);
+    for (t = 0; t < 6; t++) free(in[t].data);
     for (t = 0; t < 10; t++) free(out[t].data);
     free(q);
     tc_program_free(p);

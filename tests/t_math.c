@@ -624,6 +624,34 @@ static double tm_half_value(uint16_t h) {
     return (h & 0x8000) ? -v : v;
 }
 
+/* exp's short path (a block within [-80, 80]: one scale factor, no
+   clamp) gives the bits of the full lane function: every TM_STRIDE-th
+   float of [-80, 80], both ends exactly, and a block that crosses the
+   bound takes the full path for all its lanes. */
+static void test_exp_short_path(void) {
+    enum { B = 256 };
+    float x[B], ys[B], yf[B];
+    uint32_t u, lim = tm_f2u(80.0f), bad = 0, n = 0;
+    int k, i;
+    for (k = 0; k < 2; k++)
+        for (u = 0; u <= lim; u += n == B ? 0 : TM_STRIDE) {
+            x[n++] = tm_u2f(u | (k ? 0x80000000u : 0u));
+            if (u + TM_STRIDE > lim && x[n - 1] != (k ? -80.0f : 80.0f)) x[n++] = k ? -80.0f : 80.0f;
+            if (n < B && u + TM_STRIDE <= lim) continue;
+            tc__math_block_exp_short(ys, x, (int)n);
+            tc__math_block_exp_full(yf, x, (int)n);
+            for (i = 0; i < (int)n; i++) bad += memcmp(&ys[i], &yf[i], 4) != 0;
+            n = 0;
+            if (u + TM_STRIDE > lim) break;
+        }
+    CHECKF(bad == 0, "exp's short path differs from the full one on %u inputs", bad);
+    for (i = 0; i < B; i++) x[i] = -100.0f + 0.75f * (float)i; /* crosses +-80 */
+    tc__math_block_exp(ys, x, B);
+    tc__math_block_exp_full(yf, x, B);
+    CHECK(memcmp(ys, yf, sizeof ys) == 0);
+    CHECK(ys[0] > 0.0f && ys[0] < 1e-43f && ys[B - 1] == HUGE_VALF);
+}
+
 static void test_half_roundtrip(void) {
     uint32_t h;
     int bad_val = 0, bad_back = 0, bad_block = 0;
@@ -727,6 +755,7 @@ int main(void) {
     RUN(test_edges_f32);
     RUN(test_binary_f32);
     RUN(test_block_matches_scalar);
+    RUN(test_exp_short_path);
     RUN(test_ulp_sweep);
     RUN(test_ulp_exhaustive_ranges);
     RUN(test_half_roundtrip);

@@ -8,10 +8,13 @@
      Foremost the division by a lane-uniform divisor without a division per
      lane (tc__k_div_uni_*: reciprocal, product, one fma correction,
      fallback blocks), which must still give the IEEE quotient bitwise; and
-     the builtins, whose polynomials then use fma, within their bounds.
+     the builtins, whose polynomials then use fma, within their bounds;
+   - TC__NO_VECTOR_EXT: the plain C loops of the row reductions that gcc
+     and clang otherwise run on vector extensions (tc__k_chain_reduce_f32).
    Results must still match the reference and be the same for every thread
    count. */
 #define TC_STREAM_BYTES 1
 #define TC_FAST_FMA 1
+#define TC__NO_VECTOR_EXT 1
 #define TC_IMPLEMENTATION /* its own, with those settings */
 #include "t_kernels.c"
