@@ -8320,16 +8320,19 @@ TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const vo
     }
 }
 
-/* A row's reduction with its value made on the fly (tc__vm_ew_run): p's
-   TC__VM_RED_LANES partials (r)= the value of each of the n elements, the
-   first the row's element 0, in tc__k_reduce_lanes' order, without a block
-   of values in between. The value is a[i] (code TC__FXR_BARE, any
+/* A row's reduction with its value made on the fly (tc__vm_ew_run): its
+   TC__VM_RED_LANES partials, from the identity z, (r)= the value of each of
+   the n elements, the first the row's element 0, in tc__k_reduce_lanes'
+   order, without a block of values in between; then stored in p. The value is a[i] (code TC__FXR_BARE, any
    reduction), or for a sum one op (TC__FXR_ONE + op, the operand b[i] or
    the scalar *s) or a pair of a chain (tc__k_chain_code; c[i] or *s).
    With gcc's vector extensions (gcc, clang) the 64 partials are four
    16-float vectors held in registers across the row (a local array goes
    through memory on every step); the same operations, lane by lane.
-   TC__NO_VECTOR_EXT (tests) takes the plain C loops instead. */
+   TC__NO_VECTOR_EXT (tests) takes the plain C loops instead.
+   A row of 64 elements or more is folded here too, in tc__k_fold's tree
+   (TC__VM_FOLD64): p[0] is then the row's value and the kernel returns 1;
+   a shorter row returns 0 with its partials in p. */
 #define TC__FXR_BARE 100
 /* tc__e_amin_f32, tc__e_amax_f32 (functions do not inline into a kernel
    with its own optimize attribute) */
@@ -8356,9 +8359,16 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
             o = 32, v2 = VOP(v2, E(TC__FXR_VAT, O1, O2));                                    \
             o = 48, v3 = VOP(v3, E(TC__FXR_VAT, O1, O2));                                    \
         }                                                                                    \
+        if (i == n && n) { /* fold: the steps of 32 and 16 on the vectors */                 \
+            v0 = VOP(v0, v2), v1 = VOP(v1, v3), v0 = VOP(v0, v1);                             \
+            memcpy(q, &v0, 64);                                                              \
+            TC__FXR_FOLD16(OP);                                                              \
+            break;                                                                           \
+        }                                                                                    \
         memcpy(q, &v0, 64), memcpy(q + 16, &v1, 64), memcpy(q + 32, &v2, 64);                \
         memcpy(q + 48, &v3, 64);                                                             \
         for (l = 0; i < n; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2));                 \
+        if (n >= TC__VM_RED_LANES) TC__FXR_FOLD64(OP);                                       \
     } while (0)
 #else
 #define TC__FXR_LOOP(OP, VOP, E, O1, O2)                                                     \
@@ -8366,8 +8376,23 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
         for (i = 0; i + TC__VM_RED_LANES <= n;)                                              \
             for (l = 0; l < TC__VM_RED_LANES; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2)); \
         for (l = 0; i < n; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2));                 \
+        if (n >= TC__VM_RED_LANES) TC__FXR_FOLD64(OP);                                       \
     } while (0)
 #endif
+/* TC__VM_FOLD64 on q, whole or from its step of 8 */
+#define TC__FXR_FOLD16(OP)                                                                   \
+    do {                                                                                     \
+        for (l = 0; l < 8; l++) q[l] = OP(q[l], q[l + 8]);                                   \
+        for (l = 0; l < 4; l++) q[l] = OP(q[l], q[l + 4]);                                   \
+        q[0] = OP(q[0], q[2]), q[1] = OP(q[1], q[3]), q[0] = OP(q[0], q[1]);                 \
+        folded = 1;                                                                          \
+    } while (0)
+#define TC__FXR_FOLD64(OP)                                                                   \
+    do {                                                                                     \
+        for (l = 0; l < 32; l++) q[l] = OP(q[l], q[l + 32]);                                 \
+        for (l = 0; l < 16; l++) q[l] = OP(q[l], q[l + 16]);                                 \
+        TC__FXR_FOLD16(OP);                                                                  \
+    } while (0)
 /* the values, X reading a row at the current element(s) */
 #define TC__FXR_E0(X, O1, O2) X(a)
 #define TC__FXR_E1S(X, O1, O2) TC__FX_##O1(X(a), sv)
@@ -8389,15 +8414,15 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE void tc__k_chain_reduce_f32(int code, tc_reduce r, float *TC__RESTRICT p,
-                                        const float *TC__RESTRICT a, const float *TC__RESTRICT b,
-                                        const float *TC__RESTRICT c, const float *s, int n) {
+TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC__RESTRICT p,
+                                       const float *TC__RESTRICT a, const float *TC__RESTRICT b,
+                                       const float *TC__RESTRICT c, const float *s, int n) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
     float q[TC__VM_RED_LANES], sv = s ? *s : 0.0f;
-    int i, l;
-    memcpy(q, p, sizeof q);
+    int i, l, folded = 0;
+    for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = z; /* the identity */
     if (code == TC__FXR_BARE) {
         switch (r) {
         case TC_REDUCE_SUM: TC__FXR_LOOP(TC__FX_ADD, TC__FX_ADD, TC__FXR_E0, -, -); break;
@@ -8413,7 +8438,10 @@ TC__PRIVATE void tc__k_chain_reduce_f32(int code, tc_reduce r, float *TC__RESTRI
         }
     }
     memcpy(p, q, sizeof q);
+    return folded;
 }
+#undef TC__FXR_FOLD16
+#undef TC__FXR_FOLD64
 #undef TC__FXR_C1
 #undef TC__FXR_C2
 #undef TC__FXR_SUM
@@ -10178,23 +10206,32 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     tc__vm_ew_links(rp, op, last, last_op, a, &sv, d, n); /* (a + b + c) / 3: one pass, divided */
 }
 
+/* A reduction along the lanes (type B): the partials it keeps
+   (tc__k_reduce_lanes), and (tc__vm_lane_store) their fold stored as the
+   output element. */
+TC__PRIVATE int tc__vm_lane_width(const tc__vm_splan *sp) {
+    int64_t ext = tc__vm_extent(sp, sp->lane);
+    return ext < TC__VM_RED_LANES ? (int)ext : TC__VM_RED_LANES;
+}
+
 /* A float32 reduction on the element-wise path in one pass over the row,
    with no block of values in between (tc__k_chain_reduce_f32): its value a
    bare load (any reduction), or for a sum one + - * / or a pair of a
-   chain, every operand a row in memory or the scalar. 0: not such a run. */
+   chain, every operand a row in memory or the scalar. 0: not such a run;
+   1: run, acc holds the partials; 2: run and folded, acc[0] the value. */
 TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
-                                     unsigned scalar, int64_t total, void *acc) {
+                                     unsigned scalar, int64_t total, void *acc, const void *id) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_thread *T = R->T;
     const void *const *rp = (const void *const *)T->rp;
     const void *b = NULL, *c = NULL;
     int code, last_op = last->op;
-    float sv;
+    float sv, z;
     if (sp->vs->vdt != TC_FLOAT32 || sp->ew_call || total > INT_MAX) return 0;
+    memcpy(&z, id, sizeof z);
     if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
-        tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, (float *)acc, (const float *)rp[last->a],
-                               NULL, NULL, NULL, (int)total);
-        return 1;
+        return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, z, (float *)acc,
+                                          (const float *)rp[last->a], NULL, NULL, NULL, (int)total);
     }
     if (sp->st->reduce != TC_REDUCE_SUM || op->dt != TC_FLOAT32 || last > op + 1 ||
         T->uni[op->b] || scalar == op->b || tc__vm_ew_split(T, op, last))
@@ -10215,18 +10252,19 @@ TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const 
         b = rp[op->c];
         c = rp[last->c];
     }
-    tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, (float *)acc, (const float *)rp[op->b],
-                           (const float *)b, (const float *)c, scalar != TC__VM_NONE ? &sv : NULL,
-                           (int)total);
-    return 1;
+    return 1 + tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, z, (float *)acc, (const float *)rp[op->b],
+                                      (const float *)b, (const float *)c,
+                                      scalar != TC__VM_NONE ? &sv : NULL, (int)total);
 }
 
 /* A run of the element-wise fast path (tc__vm_plan_ew): `total` lanes of
    one row from the loop values in idx, a block at a time, the pointers
    into the tensors advanced rather than recomputed. Each block's value is
    written to the output row, or, with acc, reduced into the lanes of acc
-   (the order of tc__vm_lane_reduce). */
-TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc) {
+   (the order of tc__vm_lane_reduce), which start at the identity *id.
+   Returns 2 where the partials were folded too, acc[0] the value
+   (tc__vm_ew_reduce_row), else 1. */
+TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const void *id) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
     tc__vm_thread *T = R->T;
@@ -10235,9 +10273,10 @@ TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc) {
     size_t esz = tc_dtype_size(vs->vdt);
     unsigned char *w = acc ? NULL : tc__vm_write_ptr(R);
     unsigned scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
-    int n;
+    int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     int64_t done;
-    if (acc && tc__vm_ew_reduce_row(R, op, last, scalar, total, acc)) return;
+    if (row) return row;
+    if (acc) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
     for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
         void *d = acc || sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < TC_BLOCK ? (int)(total - done) : TC_BLOCK;
@@ -10256,14 +10295,9 @@ TC__PRIVATE void tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc) {
         if (acc) tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, d, done, n);
         else if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
     }
+    return 1;
 }
 
-/* A reduction along the lanes (type B): the partials it keeps
-   (tc__k_reduce_lanes), and their fold stored as the output element. */
-TC__PRIVATE int tc__vm_lane_width(const tc__vm_splan *sp) {
-    int64_t ext = tc__vm_extent(sp, sp->lane);
-    return ext < TC__VM_RED_LANES ? (int)ext : TC__VM_RED_LANES;
-}
 TC__PRIVATE void tc__vm_lane_store(tc__vm_run *R, void *acc) {
     const tc__vm_splan *sp = R->sp;
     unsigned char h[8];
@@ -10279,9 +10313,10 @@ TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R) {
     void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
     unsigned char id[8];
     tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
-    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, tc__vm_lane_width(sp));
-    tc__vm_ew_run(R, tc__vm_extent(sp, sp->lane), acc);
-    tc__vm_lane_store(R, acc);
+    if (tc__vm_ew_run(R, tc__vm_extent(sp, sp->lane), acc, id) == 2) /* folded */
+        tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, acc, 1);
+    else
+        tc__vm_lane_store(R, acc);
 }
 
 /* Items of the element-wise fast path: each row's run of blocks in one go;
@@ -10299,7 +10334,8 @@ TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
             nb = 1;
             it++;
         } else {
-            tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK, NULL);
+            tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK,
+                          NULL, NULL);
             it += nb;
             blk += nb;
             if (blk < sp->n_blocks) continue; /* the chunk ends inside the row */
