@@ -5595,20 +5595,70 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
         }                                                                       \
     }
 
+/* the two lane functions over a block (tests compare them) */
 TC__MATH_BLOCK1(tc__math_block_exp_full, tc__math_exp_lane)
 TC__MATH_BLOCK1(tc__math_block_exp_short, tc__math_exp_short_lane)
-/* exp: a block within [-80, 80] (softmax's x - max; most inputs) on the
-   short lane function, the same bits; the range is checked once per block
-   (the largest |x| as bits: NaN's exceed them all). */
-TC__MATH_BLOCK_FN void tc__math_block_exp(float *dst, const float *a, int n) {
-    uint32_t mag = 0;
-    int i;
-    for (i = 0; i < n; i++) {
-        uint32_t u = tc__math_f2u(a[i]) & 0x7fffffffu;
-        mag = u > mag ? u : mag;
+/* exp(a[i] op s), op TC_OP_ADD or _SUB with a lane-uniform s (or
+   TC_OP_COUNT: exp(a[i])), the argument rounded first as its own
+   instruction would (softmax's exp(x - max) in one pass; no product, so
+   nothing for the compiler to contract into an fma). The short lane
+   function runs first, keeping each lane's largest |argument| as bits
+   (NaN's exceed them all); a block that strays past [-80, 80] is done
+   again on the full one: the same bits either way. In place, the range is
+   checked before. */
+#define TC__MATH_EXP_OF(LANE, ARG, KEEP)                                                           \
+    for (i = 0; i < n; i += TC__MATH_CHUNK) {                                                      \
+        float pad[TC__MATH_CHUNK], y[TC__MATH_CHUNK];                                              \
+        int m = n - i < TC__MATH_CHUNK ? n - i : TC__MATH_CHUNK;                                   \
+        const float *x = tc__math_chunk_src(pad, a, i, m);                                         \
+        for (j = 0; j < TC__MATH_CHUNK; j++) {                                                     \
+            float v = ARG(x[j]);                                                                   \
+            KEEP;                                                                                  \
+            y[j] = LANE(v);                                                                        \
+        }                                                                                          \
+        tc__math_chunk_store(dst + i, y, m);                                                       \
     }
-    if (mag <= tc__math_f2u(TC__MATH_EXP_SHORT_MAX)) tc__math_block_exp_short(dst, a, n);
-    else tc__math_block_exp_full(dst, a, n);
+#define TC__MATH_EXP_KEEP                                                                          \
+    do {                                                                                           \
+        uint32_t u = tc__math_f2u(v) & 0x7fffffffu;                                                \
+        mag[j] = u > mag[j] ? u : mag[j];                                                          \
+    } while (0)
+#define TC__MATH_EXP_RUN(ARG)                                                                      \
+    do {                                                                                           \
+        if (dst == a) { /* a is overwritten: check first */                                        \
+            for (i = 0; i < n; i++) {                                                              \
+                uint32_t u = tc__math_f2u(ARG(a[i])) & 0x7fffffffu;                                \
+                worst = u > worst ? u : worst;                                                     \
+            }                                                                                      \
+            if (worst <= lim) TC__MATH_EXP_OF(tc__math_exp_short_lane, ARG, (void)0)               \
+            else TC__MATH_EXP_OF(tc__math_exp_lane, ARG, (void)0)                                  \
+            break;                                                                                 \
+        }                                                                                          \
+        TC__MATH_EXP_OF(tc__math_exp_short_lane, ARG, TC__MATH_EXP_KEEP)                           \
+        for (j = 0; j < TC__MATH_CHUNK; j++) worst = mag[j] > worst ? mag[j] : worst;              \
+        /* padded lanes count too: at worst a needless second pass */                              \
+        if (worst > lim) TC__MATH_EXP_OF(tc__math_exp_lane, ARG, (void)0)                          \
+    } while (0)
+#define TC__MATH_EXP_SUB(v) ((v) - s)
+#define TC__MATH_EXP_ADD(v) ((v) + s)
+#define TC__MATH_EXP_ID(v) (v)
+TC__MATH_BLOCK_FN void tc__math_block_exp_of(float *dst, const float *a, int op, float s, int n) {
+    uint32_t mag[TC__MATH_CHUNK] = {0}, worst = 0, lim = tc__math_f2u(TC__MATH_EXP_SHORT_MAX);
+    int i, j;
+    switch (op) {
+    case TC_OP_SUB: TC__MATH_EXP_RUN(TC__MATH_EXP_SUB); break;
+    case TC_OP_ADD: TC__MATH_EXP_RUN(TC__MATH_EXP_ADD); break;
+    default: TC__MATH_EXP_RUN(TC__MATH_EXP_ID); break;
+    }
+}
+#undef TC__MATH_EXP_OF
+#undef TC__MATH_EXP_KEEP
+#undef TC__MATH_EXP_RUN
+#undef TC__MATH_EXP_SUB
+#undef TC__MATH_EXP_ADD
+#undef TC__MATH_EXP_ID
+TC__MATH_BLOCK_FN void tc__math_block_exp(float *dst, const float *a, int n) {
+    tc__math_block_exp_of(dst, a, TC_OP_COUNT, 0.0f, n);
 }
 TC__MATH_BLOCK1(tc__math_block_exp2, tc__math_exp2_lane)
 TC__MATH_BLOCK1(tc__math_block_exp10, tc__math_exp10_lane)
@@ -10257,6 +10307,19 @@ TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const 
                                       scalar != TC__VM_NONE ? &sv : NULL, (int)total);
 }
 
+/* The op and builtin of the element-wise path are exp(x - s) or
+   exp(x + s), s the scalar: tc__math_block_exp_of runs both at once. */
+TC__PRIVATE int tc__vm_ew_exp_of(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
+                                 unsigned scalar, float *s) {
+    const tc__vm_ins *call = last + 1;
+    if (op != last || scalar == TC__VM_NONE || scalar != op->c || op->dt != TC_FLOAT32 ||
+        (op->op != TC_OP_SUB && op->op != TC_OP_ADD) || call->op != TC_OP_CALL ||
+        call->dt != TC_FLOAT32 || call->dt2 != TC_BUILTIN_EXP || call->b != op->a)
+        return 0;
+    memcpy(s, T->rp[scalar], sizeof *s);
+    return 1;
+}
+
 /* A run of the element-wise fast path (tc__vm_plan_ew): `total` lanes of
    one row from the loop values in idx, a block at a time, the pointers
    into the tensors advanced rather than recomputed. Each block's value is
@@ -10274,6 +10337,8 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     unsigned char *w = acc ? NULL : tc__vm_write_ptr(R);
     unsigned scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
+    float sv = 0.0f;
+    int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv);
     int64_t done;
     if (row) return row;
     if (acc) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
@@ -10285,9 +10350,15 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
             if (done) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)TC_BLOCK * esz;
             if (sp->prefetch) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
         }
-        if (op == vs->ins + vs->n_ins) d = T->rp[last->a]; /* a bare load */
-        else tc__vm_ew_op(T, op, last, scalar, d, TC__VM_REG(T, vs->n_regs + 1), n);
-        if (sp->ew_call) { /* into the output, or a register to stream or reduce from */
+        if (exp_of) { /* exp(x - m) in one pass */
+            d = acc || sp->stream ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
+            tc__math_block_exp_of((float *)d, (const float *)T->rp[op->b], op->op, sv, n);
+        } else if (op == vs->ins + vs->n_ins) {
+            d = T->rp[last->a]; /* a bare load */
+        } else {
+            tc__vm_ew_op(T, op, last, scalar, d, TC__VM_REG(T, vs->n_regs + 1), n);
+        }
+        if (sp->ew_call && !exp_of) { /* into the output, or a register to stream or reduce from */
             T->rp[last->a] = d;
             d = acc || sp->stream ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
             tc__vm_do_call(R, last + 1, d, n);

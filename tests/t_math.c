@@ -652,6 +652,33 @@ static void test_exp_short_path(void) {
     CHECK(ys[0] > 0.0f && ys[0] < 1e-43f && ys[B - 1] == HUGE_VALF);
 }
 
+/* exp(x - s) and exp(x + s) in one pass (tc__math_block_exp_of) give the
+   bits of the two steps, within range, straying past it (at any lane of a
+   block, the short last chunk included), with NaN, and in place. */
+static void test_exp_of(void) {
+    enum { B = 203 };
+    static const float sv[5] = {3.0f, -0.625f, 79.0f, -200.0f, 1e-3f};
+    float x[B], y[B], w[B], t[B];
+    int k, op, i, stray, bad = 0;
+    uint32_t r = 12345u;
+    for (k = 0; k < 5; k++)
+        for (op = 0; op < 2; op++)
+            for (stray = -1; stray < B; stray += 67) {
+                for (i = 0; i < B; i++) {
+                    r = r * 1664525u + 1013904223u;
+                    x[i] = ((float)(r >> 8) / 16777216.0f - 0.5f) * 20.0f;
+                }
+                if (stray >= 0) x[stray] = stray % 2 ? 95.0f : tm_u2f(0x7fc00000u);
+                for (i = 0; i < B; i++) t[i] = op ? x[i] + sv[k] : x[i] - sv[k];
+                tc__math_block_exp_full(w, t, B);
+                tc__math_block_exp_of(y, x, op ? TC_OP_ADD : TC_OP_SUB, sv[k], B);
+                bad += memcmp(y, w, sizeof y) != 0;
+                tc__math_block_exp_of(x, x, op ? TC_OP_ADD : TC_OP_SUB, sv[k], B); /* in place */
+                bad += memcmp(x, w, sizeof x) != 0;
+            }
+    CHECKF(bad == 0, "exp(x -+ s) in one pass differs from the two steps in %d blocks", bad);
+}
+
 static void test_half_roundtrip(void) {
     uint32_t h;
     int bad_val = 0, bad_back = 0, bad_block = 0;
@@ -756,6 +783,7 @@ int main(void) {
     RUN(test_binary_f32);
     RUN(test_block_matches_scalar);
     RUN(test_exp_short_path);
+    RUN(test_exp_of);
     RUN(test_ulp_sweep);
     RUN(test_ulp_exhaustive_ranges);
     RUN(test_half_roundtrip);
