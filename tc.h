@@ -10320,6 +10320,18 @@ TC__PRIVATE int tc__vm_ew_exp_of(const tc__vm_thread *T, const tc__vm_ins *op, c
     return 1;
 }
 
+/* The op of the element-wise path reads only rows in memory and the
+   scalar: no operand spread over a register of TC_BLOCK lanes, no split
+   link, so one call may take a whole row. */
+TC__PRIVATE int tc__vm_ew_no_regs(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
+                                  unsigned scalar) {
+    const tc__vm_ins *in;
+    if (op > last || tc__vm_ew_split(T, op, last) || (T->uni[op->b] && op->b != scalar)) return 0;
+    for (in = op; in <= last; in++)
+        if (T->uni[in->c] && in->c != scalar) return 0;
+    return 1;
+}
+
 /* A run of the element-wise fast path (tc__vm_plan_ew): `total` lanes of
    one row from the loop values in idx, a block at a time, the pointers
    into the tensors advanced rather than recomputed. Each block's value is
@@ -10339,15 +10351,17 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     float sv = 0.0f;
     int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv);
-    int64_t done;
+    int64_t done, blk = TC_BLOCK;
     if (row) return row;
     if (acc) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
+    if (!acc && !sp->stream && (exp_of || !sp->ew_call) && tc__vm_ew_no_regs(T, op, last, scalar))
+        blk = total < INT_MAX ? total : INT_MAX; /* nothing on registers: the row in one go */
     for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
         void *d = acc || sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
-        n = total - done < TC_BLOCK ? (int)(total - done) : TC_BLOCK;
+        n = total - done < blk ? (int)(total - done) : (int)blk;
         for (in = vs->ins + vs->n_pro; in < op; in++) { /* contiguous loads: the next block */
             if (in->op != TC_OP_LOAD || !sp->reads[in->b].lstride[sp->lane]) continue;
-            if (done) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)TC_BLOCK * esz;
+            if (done) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)blk * esz;
             if (sp->prefetch) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
         }
         if (exp_of) { /* exp(x - m) in one pass */
