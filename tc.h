@@ -8034,16 +8034,19 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
     return TC__FX_CODE(o1 - TC_OP_ADD, o2 - TC_OP_ADD, o3 < 0 ? 0 : o3 - TC_OP_ADD + 1);
 }
 
-/* A chain whose first link divides by the lane-uniform s (layernorm's
-   d / sqrt(var + eps) * g + b) in one pass: the quotient as
-   tc__k_div_uni_f32 makes it, then one more link (TC__FXR_ONE + op; b[i]
-   or *t) or two (a pair's chain code; c[i] or *t). Returns 0, having
-   written garbage to d, where tc__k_div_uni_f32 would divide: the caller
-   runs the links apart then. */
-#define TC__FXD_LOOP(EXPR)                                                                   \
+/* A chain that divides by the lane-uniform s, first or last, in one pass,
+   the quotient as tc__k_div_uni_f32 makes it:
+   - first (layernorm's d / sqrt(var + eps) * g + b): then one more link
+     (TC__FXR_ONE + op; b[i] or *t) or two (a pair's chain code; c[i] or
+     *t);
+   - last (the stencil's (x0 + x1 + x2) / 3): after one link (TC__FXR_ONE +
+     op, on b[i]) or two (a pair's code, on b[i] and c[i]).
+   Returns 0, having written garbage to d, where tc__k_div_uni_f32 would
+   divide: the caller runs the chain with a true division then. */
+#define TC__FXD_LOOP(X, EXPR)                                                                \
     do {                                                                                     \
         for (i = 0; i < n; i++) {                                                            \
-            float q = a[i] * y, r = TC__MATH_FMAF(TC__MATH_FMAF(-s, q, a[i]), y, q);         \
+            float x = X, q = x * y, r = TC__MATH_FMAF(TC__MATH_FMAF(-s, q, x), y, q);        \
             uint32_t u;                                                                      \
             memcpy(&u, &r, sizeof u);                                                        \
             u = (u & 0x7fffffffu) - ((uint32_t)(127 - 50) << 23);                            \
@@ -8053,21 +8056,24 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
     } while (0)
 #define TC__FXD_C2(O1, O2)                                                                   \
     case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
-        if (t) TC__FXD_LOOP(TC__FX_##O2(TC__FX_##O1(r, b[i]), tv));                           \
-        else TC__FXD_LOOP(TC__FX_##O2(TC__FX_##O1(r, b[i]), c[i]));                           \
+        if (last) TC__FXD_LOOP(TC__FX_##O2(TC__FX_##O1(a[i], b[i]), c[i]), r);                \
+        else if (t) TC__FXD_LOOP(a[i], TC__FX_##O2(TC__FX_##O1(r, b[i]), tv));                \
+        else TC__FXD_LOOP(a[i], TC__FX_##O2(TC__FX_##O1(r, b[i]), c[i]));                     \
         break;
 #define TC__FXD_C1(O1)                                                                       \
     case TC__FXR_ONE + TC__FX_OP(O1):                                                        \
-        if (t) TC__FXD_LOOP(TC__FX_##O1(r, tv));                                              \
-        else TC__FXD_LOOP(TC__FX_##O1(r, b[i]));                                              \
+        if (last) TC__FXD_LOOP(TC__FX_##O1(a[i], b[i]), r);                                   \
+        else if (t) TC__FXD_LOOP(a[i], TC__FX_##O1(r, tv));                                   \
+        else TC__FXD_LOOP(a[i], TC__FX_##O1(r, b[i]));                                        \
         break;                                                                               \
         TC__FX_L2(TC__FXD_C2, O1)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE int tc__k_chain_div_uni_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
-                                        float s, const float *TC__RESTRICT b,
-                                        const float *TC__RESTRICT c, const float *t, int n) {
+TC__PRIVATE int tc__k_chain_div_uni_f32(int code, int last, float *TC__RESTRICT d,
+                                        const float *TC__RESTRICT a, float s,
+                                        const float *TC__RESTRICT b, const float *TC__RESTRICT c,
+                                        const float *t, int n) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
@@ -9777,10 +9783,14 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
 /* Software prefetch pays when several large tensors stream in along the
    lanes (a * x + b: the hardware prefetchers fall behind when a block
    reads them in turn); with one stream (stencils, rows) it only costs.
-   Streaming stores pay when the inputs come from memory too (a * x + b
-   11.5 -> 8 ms, a stencil 4.5 -> 4.2 ms), not in a row group, whose later
-   statements read what the earlier ones left in cache (softmax's e / s:
-   3.7 -> 4.0 ms streamed): tc__vm_plan_groups turns them off there. */
+   Streaming stores pay when several inputs stream in from memory too
+   (16M lanes, one thread: a * x + b 17.4 -> 8.9 ms, a + b 10.1 -> 6.7 ms).
+   With one input they gain nothing (x * 2 + 1: 4.7 ms either way) or lose
+   (the stencil, its one input read thrice: 4.4 -> 5.4 ms); after a builtin
+   they cost a copy of each block (exp(x) 6.3 -> 7.1 ms, the tanh chain
+   12.8 -> 14.7 ms); in a row group, whose later statements read what the
+   earlier ones left in cache, they lose too (softmax's e / s: 3.7 -> 4.0
+   ms): tc__vm_plan_groups turns them off there. */
 TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     int k, j, streams = 0;
     if (sp->lane < 0) return;
@@ -9794,7 +9804,7 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
         streams += first;
     }
     sp->prefetch = streams >= 2 || (streams == 1 && sp->vs->n_ins - sp->vs->n_pro == 1); /* sum(x) */
-    sp->stream &= streams >= 1;
+    sp->stream &= streams >= 2 && sp->vs->ins[sp->vs->n_ins - 1].op != TC_OP_CALL;
 }
 
 /* Whether register r holds a lane-uniform value when instruction `at` of
@@ -10218,7 +10228,7 @@ TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op
         if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&t)) last_op = TC_OP_MUL;
     }
     code = last == op + 1 ? TC__FXR_ONE + last_op - TC_OP_ADD : tc__k_chain_code(op[1].op, last_op, -1);
-    return tc__k_chain_div_uni_f32(code, (float *)d, (const float *)rp[op->b], s,
+    return tc__k_chain_div_uni_f32(code, 0, (float *)d, (const float *)rp[op->b], s,
                                    (const float *)rp[op[1].c], last == op + 2 ? (const float *)rp[last->c] : NULL,
                                    scalar != TC__VM_NONE ? &t : NULL, n);
 }
@@ -10226,15 +10236,15 @@ TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op
 /* The op of the element-wise fast path on n lanes into d: a fused chain or
    one binary op; `scalar` is a lane-uniform operand taken as a scalar; tmp
    is a scratch register. A uniform divisor divides without a division per
-   lane where it can: a power of two as its reciprocal; one op, or a
-   chain's first link, on the scalar kernels (tc__k_div_uni_f32). A chain
-   ending in a division stays one pass: split, the stencil's (a + b + c) /
-   3 measured 20% slower than dividing. */
+   lane where it can: a power of two as its reciprocal; one op on the
+   scalar kernels (tc__k_div_uni_f32); a chain's first or last link in the
+   chain's one pass (tc__k_chain_div_uni_f32: the stencil's (a + b + c) /
+   3, where two passes measured 20% slower than dividing). */
 TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                               unsigned scalar, void *d, void *tmp, int n) {
     const void *const *rp = (const void *const *)T->rp;
     const void *a = rp[op->b];
-    int last_op = last->op;
+    int last_op = last->op, split = 0;
     float sv;
     if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
         tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, rp[scalar == op->b ? op->c : op->b],
@@ -10246,6 +10256,7 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
         tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, a, rp[op->c], 0, n);
         a = tmp; /* tmp is taken */
         op++;
+        split = 1;
     }
     if (scalar == TC__VM_NONE) {
         tc__vm_ew_links(rp, op, last, last_op, a, NULL, d, n);
@@ -10253,7 +10264,13 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     }
     memcpy(&sv, rp[scalar], sizeof sv);
     if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
-    tc__vm_ew_links(rp, op, last, last_op, a, &sv, d, n); /* (a + b + c) / 3: one pass, divided */
+    if (last_op == TC_OP_DIV && op != last && last <= op + 2 && !split && /* (a + b + c) / 3 */
+        tc__k_chain_div_uni_f32(last == op + 1 ? TC__FXR_ONE + op->op - TC_OP_ADD
+                                               : tc__k_chain_code(op->op, op[1].op, -1),
+                                1, (float *)d, (const float *)a, sv, (const float *)rp[op->c],
+                                last == op + 2 ? (const float *)rp[op[1].c] : NULL, NULL, n))
+        return;
+    tc__vm_ew_links(rp, op, last, last_op, a, &sv, d, n); /* one pass, divided */
 }
 
 /* A reduction along the lanes (type B): the partials it keeps

@@ -459,9 +459,10 @@ static void test_pool_special(void) {
    two), at row lengths around the 64 partials and the 512-lane block. The
    inputs span 2^-12 to 2^12, so another order gives other bits; max and
    min see rows of +0, -0 and -1 (or 1), where ties decide the zero's sign.
-   Y = A / s(i) * B + C (a chain whose first link divides by a row's value)
-   is checked against the plain IEEE operations, s(i) within and beyond the
-   fast division's range, A with zeros. */
+   Chains whose first or last link divides by a row's value, Y = A / s(i)
+   * B + C, Z = (A + B) / s(i) and W = (A * B - C) / s(i), are checked
+   against the plain IEEE operations, s(i) within and beyond the fast
+   division's range, A with zeros. */
 static float kc_fold_partials(float *q, int n, int mx) {
     int h = 1, i;
     if (n < 1) return mx > 0 ? -HUGE_VALF : mx < 0 ? HUGE_VALF : 0.0f;
@@ -492,16 +493,17 @@ static float kc_row_value(int k, float a, float b, float n) {
 static void kc_row_order(int64_t N) {
     const char *src =
         "def rows(float(M,N) A, float(M,N) B, float(M) s, float(M,N) C, float(M,N) D, float(M,N) E) -> "
-        "(r0, r1, r2, r3, r4, r5, r6, r7, r8, Y) {\n"
+        "(r0, r1, r2, r3, r4, r5, r6, r7, r8, Y, Z, W) {\n"
         "    r0(i) +=! A(i,j)\n    r1(i) +=! A(i,j) * 2.0\n    r2(i) +=! A(i,j) / N\n"
         "    r3(i) +=! A(i,j) * B(i,j) / N\n    r4(i) +=! (A(i,j) + B(i,j)) * A(i,j)\n"
         "    r5(i) +=! A(i,j) * 3.0 + B(i,j)\n    r6(i) max=! D(i,j)\n    r7(i) min=! E(i,j)\n"
         "    r8(i) +=! A(i,j) / 3.0\n"
-        "    Y(i,j) = A(i,j) / s(i) * B(i,j) + C(i,j)\n}\n";
+        "    Y(i,j) = A(i,j) / s(i) * B(i,j) + C(i,j)\n    Z(i,j) = (A(i,j) + B(i,j)) / s(i)\n"
+        "    W(i,j) = (A(i,j) * B(i,j) - C(i,j)) / s(i)\n}\n";
     static const float sv[4] = {1.7f, -3.0e-3f, 1.0e-30f, 6.0e14f};
     const int64_t M = 4;
     tc_program *p = kc_compile(src, "row-order");
-    tc_tensor in[6], out[10];
+    tc_tensor in[6], out[12];
     tc_error err;
     kc_rng rng = {(uint64_t)N * 31 + 5};
     float *q = (float *)malloc(sizeof(float) * 64), *A, *B, *C, *S, *D, *E;
@@ -516,9 +518,9 @@ static void kc_row_order(int64_t N) {
         in[t].shape[1] = N;
         in[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
     }
-    for (t = 0; t < 10; t++) {
+    for (t = 0; t < 12; t++) {
         out[t].dtype = TC_FLOAT32;
-        out[t].rank = t == 9 ? 2 : 1;
+        out[t].rank = t >= 9 ? 2 : 1;
         out[t].shape[0] = M;
         out[t].shape[1] = N;
         out[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
@@ -534,7 +536,7 @@ static void kc_row_order(int64_t N) {
         E[i] = -D[i];
     }
     for (i = 0; i < M; i++) S[i] = sv[i % 4];
-    if (p && q && kc_vm(p, in, 6, out, 10, NULL, &err) == TC_OK) {
+    if (p && q && kc_vm(p, in, 6, out, 12, NULL, &err) == TC_OK) {
         for (k = 0; k < 9; k++)
             for (i = 0; i < M; i++) {
                 int mx = k == 6 ? 1 : k == 7 ? -1 : 0, w = N < 64 ? (int)N : 64;
@@ -551,16 +553,22 @@ static void kc_row_order(int64_t N) {
             }
         for (i = 0; i < M * N; i++) {
             float want = A[i] / S[i / N] * B[i] + C[i], got = ((float *)out[9].data)[i];
+            float wz = (A[i] + B[i]) / S[i / N], gz = ((float *)out[10].data)[i];
+            float ww = (A[i] * B[i] - C[i]) / S[i / N], gw = ((float *)out[11].data)[i];
             if (memcmp(&got, &want, sizeof got) != 0 && bad_y < 0) bad_y = i;
+            if (memcmp(&gz, &wz, sizeof gz) != 0 && bad_y < 0) bad_y = M * N + i;
+            if (memcmp(&gw, &ww, sizeof gw) != 0 && bad_y < 0) bad_y = 2 * M * N + i;
         }
         CHECKF(bad_r < 0, "row sums, N=%lld: output r%lld row %lld differs from the 64-partial order",
                (long long)N, (long long)(bad_r / 1000), (long long)(bad_r % 1000));
-        CHECKF(bad_y < 0, "A / s(i) * B + C, N=%lld: element %lld differs", (long long)N, (long long)bad_y);
+        CHECKF(bad_y < 0, "%s, N=%lld: element %lld differs",
+               bad_y < M * N ? "A / s(i) * B + C" : bad_y < 2 * M * N ? "(A + B) / s(i)" : "(A * B - C) / s(i)",
+               (long long)N, (long long)(bad_y % (M * N)));
     } else {
         CHECKF(0, "row-order N=%lld: %s", (long long)N, p ? err.msg : "compile");
     }
     for (t = 0; t < 6; t++) free(in[t].data);
-    for (t = 0; t < 10; t++) free(out[t].data);
+    for (t = 0; t < 12; t++) free(out[t].data);
     free(q);
     tc_program_free(p);
 }
