@@ -9077,6 +9077,10 @@ typedef struct tc__vm_splan {
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
     int wred_direct;    /* ... fused `!` into a unit-stride row of the value's dtype: reduced in
                            place in the output, no accumulator or store */
+    const struct tc__vm_splan *absorb; /* the next statement of its row group, a reduction of the
+                           rows this one writes, done on each row as it is written
+                           (tc__vm_plan_absorb); it is then `absorbed` and not run itself */
+    int absorbed;
 } tc__vm_splan;
 
 typedef struct tc__vm_thread {
@@ -10349,6 +10353,31 @@ TC__PRIVATE int tc__vm_ew_no_regs(const tc__vm_thread *T, const tc__vm_ins *op, 
     return 1;
 }
 
+/* The reduction a statement absorbed (tc__vm_plan_absorb), on the n values
+   it just wrote at w, elements `done` on of its row, into the partials in
+   the register after the statement's own (from the identity at `id` when
+   done is 0). A whole row in one call is folded too: returns 1 then. */
+TC__PRIVATE int tc__vm_ew_absorb(tc__vm_run *R, const void *id, const float *w, int64_t done, int n,
+                                 int whole) {
+    const tc__vm_splan *ab = R->sp->absorb;
+    float *p = (float *)TC__VM_REG(R->T, R->sp->vs->n_regs), z;
+    memcpy(&z, id, sizeof z);
+    if (whole) return tc__k_chain_reduce_f32(TC__FXR_BARE, ab->st->reduce, z, p, w, NULL, NULL, NULL, n);
+    if (!done) tc__k_fill(sizeof z, p, id, tc__vm_lane_width(ab));
+    tc__k_reduce_lanes(TC_FLOAT32, ab->st->reduce, p, w, done, n);
+    return 0;
+}
+/* ... and its value stored, as that statement would (its `!`: assigned). */
+TC__PRIVATE void tc__vm_ew_absorb_store(tc__vm_run *R, int folded) {
+    const tc__vm_splan *sp = R->sp, *ab = sp->absorb;
+    float *p = (float *)TC__VM_REG(R->T, sp->vs->n_regs), h;
+    if (folded) h = p[0];
+    else tc__k_fold(TC_FLOAT32, ab->st->reduce, p, tc__vm_lane_width(ab), &h);
+    R->sp = ab;
+    tc__vm_store(R, TC_REDUCE_ASSIGN, &h, 1);
+    R->sp = sp;
+}
+
 /* A run of the element-wise fast path (tc__vm_plan_ew): `total` lanes of
    one row from the loop values in idx, a block at a time, the pointers
    into the tensors advanced rather than recomputed. Each block's value is
@@ -10367,12 +10396,14 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     unsigned scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     float sv = 0.0f;
-    int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv);
+    int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv), ab_folded = 0;
     int64_t done, blk = TC_BLOCK;
+    unsigned char ab_id[8];
     if (row) return row;
     if (acc) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
     if (!acc && !sp->stream && (exp_of || !sp->ew_call) && tc__vm_ew_no_regs(T, op, last, scalar))
         blk = total < INT_MAX ? total : INT_MAX; /* nothing on registers: the row in one go */
+    if (sp->absorb) tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
     for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
         void *d = acc || sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < blk ? (int)(total - done) : (int)blk;
@@ -10396,7 +10427,9 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
         }
         if (acc) tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, d, done, n);
         else if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
+        if (sp->absorb) ab_folded = tc__vm_ew_absorb(R, ab_id, (const float *)(const void *)w, done, n, blk >= total);
     }
+    if (sp->absorb) tc__vm_ew_absorb_store(R, ab_folded);
     return 1;
 }
 
@@ -11111,6 +11144,38 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
     return TC_OK;
 }
 
+/* Statement b, right after a in a row group, reduces (`!`, float32) along
+   its rows exactly the rows a writes with `=` on the element-wise path:
+   softmax's s(i) +=! e(i,j) after e(i,j) = exp(...). Then a reduces each
+   row as it writes it, still in the first cache, in the order b would
+   (tc__vm_ew_absorbed), and b does not run. */
+TC__PRIVATE int tc__vm_absorbable(const tc_plan *P, const tc__vm_splan *a, const tc__vm_splan *b) {
+    const tc__vm_rplan *rp = &b->reads[0];
+    tc_reduce r = b->st->reduce;
+    if (!a->ew || !a->direct || a->stream || a->lane_red || a->n_loops != 2 || a->lane != 1 ||
+        a->vs->vdt != TC_FLOAT32 || P->ir->tensors[a->wt].dtype != TC_FLOAT32 ||
+        P->ir->tensors[a->wt].rank != 2 || P->ts[a->wt][1] != 1)
+        return 0;
+    if (!b->ew || !b->lane_red || b->n_red || !b->fused || b->n_loops != 2 || b->lane != 1 ||
+        b->vs->vdt != TC_FLOAT32 || b->vs->n_reads != 1 || b->vs->n_ins - b->vs->n_pro != 1 ||
+        b->ew_op != b->vs->n_ins || b->empty || b->red_empty)
+        return 0;
+    if (r != TC_REDUCE_SUM && r != TC_REDUCE_PROD && r != TC_REDUCE_MIN && r != TC_REDUCE_MAX) return 0;
+    return rp->tensor == a->wt && rp->st == TC_FLOAT32 && rp->c0 == 0 && rp->lstride[0] == P->ts[a->wt][0] &&
+           rp->lstride[1] == 1 && a->lo[0] == b->lo[0] && a->hi[0] == b->hi[0] && a->lo[1] == b->lo[1] &&
+           a->hi[1] == b->hi[1] && !tc__vm_stmt_reads(a->vs, b->wt);
+}
+
+TC__PRIVATE void tc__vm_plan_absorb(tc_plan *P) {
+    int g, t;
+    for (g = 0; g < P->ir->n_stmts; g = P->group_end[g])
+        for (t = g; t + 1 < P->group_end[g]; t++)
+            if (!P->stmts[t].absorbed && tc__vm_absorbable(P, &P->stmts[t], &P->stmts[t + 1])) {
+                P->stmts[t].absorb = &P->stmts[t + 1];
+                P->stmts[t + 1].absorbed = 1;
+            }
+}
+
 /* Tensor t (a temporary or a discarded output, rank 2 or more) needs only
    the rows of the chunk a thread is on when one row group alone touches
    it and the first of its statements to touch it writes those rows whole
@@ -11218,8 +11283,9 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
     for (i = 0; i < ir->n_outputs; i++) P->discard[i] = d->discard && d->discard[i];
     for (i = 0; i < ir->n_stmts; i++)
         if ((rc = tc__vm_plan_stmt(P, i, err)) != TC_OK) return rc;
-    if (tc__vm_plan_groups(P) != TC_OK || tc__vm_plan_staging(P) != TC_OK ||
-        tc__vm_plan_threads(P, nt) != TC_OK)
+    if (tc__vm_plan_groups(P) != TC_OK) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    tc__vm_plan_absorb(P);
+    if (tc__vm_plan_staging(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = ir->n_inputs; i < ir->n_tensors; i++) { /* temporaries and discarded outputs */
         if ((i < ir->n_inputs + ir->n_outputs && !P->discard[i - ir->n_inputs]) ||
@@ -11295,7 +11361,7 @@ TC__PRIVATE int tc__vm_group_chunk(tc__vm_run *R, const tc__vm_job *J, int64_t c
     for (t = J->g0; t < J->g1; t++) {
         const tc__vm_splan *sp = &P->stmts[t];
         int64_t ipr = sp->n_items / E;
-        if (sp->empty) continue;
+        if (sp->empty || sp->absorbed) continue;
         R->sp = sp;
         if (!tc__vm_items(R, r0 * ipr, r1 * ipr)) return 0;
     }

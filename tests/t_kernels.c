@@ -573,10 +573,92 @@ static void kc_row_order(int64_t N) {
     tc_program_free(p);
 }
 
+/* A reduction right after the statement that writes its rows runs inside
+   that statement's pass (tc__vm_plan_absorb): checked bit for bit against
+   the 64-partial order over the rows as written, for each reduction, after
+   a whole-row producer (exp(x - m), a chain) and block-wise ones (a
+   builtin, a chain dividing first), with one thread and three. */
+static void kc_absorb_order(int64_t N, tc_pool *pool) {
+    const char *src =
+        "def absorb(float(M,N) A, float(M,N) B, float(M) m) -> (e, s, u, mx, v, mn, w, pr) {\n"
+        "    e(i,j) = exp(A(i,j) - m(i))\n    s(i) +=! e(i,j)\n"
+        "    u(i,j) = tanh(A(i,j) * B(i,j))\n    mx(i) max=! u(i,j)\n"
+        "    v(i,j) = A(i,j) * B(i,j) + 1.0\n    mn(i) min=! v(i,j)\n"
+        "    w(i,j) = A(i,j) / m(i) + 1.0\n    pr(i) *=! w(i,j)\n}\n";
+    const int64_t M = 5;
+    tc_program *p = kc_compile(src, "absorb");
+    tc_tensor in[3], out[8];
+    tc_error err;
+    kc_rng rng = {(uint64_t)N * 17 + 3};
+    float q[64];
+    int64_t i, j, bad = -1;
+    int t, k;
+    memset(in, 0, sizeof in);
+    memset(out, 0, sizeof out);
+    for (t = 0; t < 3; t++) {
+        in[t].dtype = TC_FLOAT32;
+        in[t].rank = t == 2 ? 1 : 2;
+        in[t].shape[0] = M;
+        in[t].shape[1] = N;
+        in[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
+    }
+    for (t = 0; t < 8; t++) {
+        out[t].dtype = TC_FLOAT32;
+        out[t].rank = t % 2 ? 1 : 2;
+        out[t].shape[0] = M;
+        out[t].shape[1] = N;
+        out[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
+    }
+    for (i = 0; i < M * N; i++) {
+        ((float *)in[0].data)[i] = (float)(kc_unif(&rng) * 2.0 - 1.0);
+        ((float *)in[1].data)[i] = (float)ldexp(kc_unif(&rng) * 2.0 - 1.0, (int)(kc_next(&rng) % 9) - 4);
+    }
+    for (i = 0; i < M; i++) ((float *)in[2].data)[i] = 2.0f + (float)i;
+    if (p && kc_vm(p, in, 3, out, 8, pool, &err) == TC_OK) {
+        for (k = 0; k < 4; k++) {
+            const float *x = (const float *)out[2 * k].data, *got = (const float *)out[2 * k + 1].data;
+            int mx = k == 1 ? 1 : k == 2 ? -1 : 0, prod = k == 3;
+            for (i = 0; i < M; i++) {
+                float want;
+                for (j = 0; j < 64; j++) q[j] = mx > 0 ? -HUGE_VALF : mx < 0 ? HUGE_VALF : prod ? 1.0f : 0.0f;
+                for (j = 0; j < N; j++) {
+                    float v = x[i * N + j], *d = &q[j % 64];
+                    *d = mx > 0 ? (v > *d ? v : *d) : mx < 0 ? (v < *d ? v : *d) : prod ? *d * v : *d + v;
+                }
+                if (prod) { /* kc_fold_partials with products */
+                    int h = 1, n = N < 64 ? (int)N : 64, l;
+                    while (h * 2 <= n) h *= 2;
+                    for (;;) {
+                        for (l = 0; l < n - h; l++) q[l] = q[l] * q[l + h];
+                        if (h == 1) break;
+                        n = h;
+                        h /= 2;
+                    }
+                    want = q[0];
+                } else {
+                    want = kc_fold_partials(q, N < 64 ? (int)N : 64, mx);
+                }
+                if (memcmp(&want, &got[i], sizeof want) != 0 && bad < 0) bad = k * 1000 + i;
+            }
+        }
+        CHECKF(bad < 0, "absorbed reduction, N=%lld, %s: output %d row %lld differs from the 64-partial order",
+               (long long)N, pool ? "pool" : "one thread", (int)(bad / 1000) * 2 + 1, (long long)(bad % 1000));
+    } else {
+        CHECKF(0, "absorb N=%lld: %s", (long long)N, p ? err.msg : "compile");
+    }
+    for (t = 0; t < 3; t++) free(in[t].data);
+    for (t = 0; t < 8; t++) free(out[t].data);
+    tc_program_free(p);
+}
+
 static void test_row_order(void) {
     static const int64_t n[] = {1, 7, 63, 64, 65, 100, 511, 513, 1024, 1100};
     size_t k;
-    for (k = 0; k < sizeof n / sizeof n[0]; k++) kc_row_order(n[k]);
+    for (k = 0; k < sizeof n / sizeof n[0]; k++) {
+        kc_row_order(n[k]);
+        kc_absorb_order(n[k], NULL);
+        kc_absorb_order(n[k], g_pool3);
+    }
 }
 
 /* ---- run-time errors: both oracles fail, with the VM's status as specified ---- */
