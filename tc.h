@@ -9503,24 +9503,32 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      bytecode, runs of short rows a call; with `!` folded, in place in the
      output rows (2x2 windows: one pass over pairs of adjacent elements);
    - `=` into a contiguous row: the last instruction stores directly; a
-     large output nothing reads later, whose inputs stream from memory,
-     bypasses the caches (TC_STREAM_BYTES);
+     large output nothing reads later, whose several inputs stream from
+     memory, bypasses the caches (TC_STREAM_BYTES, tc__vm_plan_prefetch);
    - element-wise statements, and reductions along the row alone
      (contiguous or row-uniform loads and work on row-uniform values, then
      one fused chain or binary op, maybe then a one-argument builtin) run
-     without the bytecode, a row's blocks at a time (tc__vm_ew_items);
+     without the bytecode, a row's blocks at a time, or the whole row in
+     one call where nothing goes through a register (tc__vm_ew_items);
+     a float32 reduction whose value is a load, one op or a pair runs in
+     one pass with its 64 partials in registers
+     (tc__k_chain_reduce_f32), and exp(x - s) in one pass
+     (tc__math_block_exp_of);
    - float32 op chains the compiler fused run as one pass (tc__vm_chains),
      and a binary float op with a lane-uniform operand reads it as a
      scalar: a power-of-two divisor as its reciprocal, another divisor
      without a division per lane where the target has fma
-     (tc__k_div_uni_f32, bitwise the quotient);
+     (tc__k_div_uni_f32, bitwise the quotient; a chain's first or last
+     link in the chain's pass, tc__k_chain_div_uni_f32);
    - software prefetch only where several large inputs stream in, or a
      bare load is reduced (sum): elsewhere the hardware keeps up;
    - consecutive statements over the same rows whose shared tensors are
      all accessed at row i (softmax, layernorm) run as one row group, chunk
      by chunk of rows, so what one writes is still in cache for the next;
      a temporary (or discarded output) only the group uses keeps just the
-     chunk's rows, per thread (tc__vm_plan_staging).
+     chunk's rows, per thread (tc__vm_plan_staging); a reduction of the
+     rows the statement before it writes runs inside that statement's
+     pass (tc__vm_plan_absorb: softmax's sum).
 
    Threads take whole items (blocks of output elements, tiles, row chunks)
    in chunks fixed by the sizes: reductions are never split, so results
@@ -11148,7 +11156,7 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
    its rows exactly the rows a writes with `=` on the element-wise path:
    softmax's s(i) +=! e(i,j) after e(i,j) = exp(...). Then a reduces each
    row as it writes it, still in the first cache, in the order b would
-   (tc__vm_ew_absorbed), and b does not run. */
+   (tc__vm_ew_absorb), and b does not run. */
 TC__PRIVATE int tc__vm_absorbable(const tc_plan *P, const tc__vm_splan *a, const tc__vm_splan *b) {
     const tc__vm_rplan *rp = &b->reads[0];
     tc_reduce r = b->st->reduce;
