@@ -8415,16 +8415,9 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
             o = 32, v2 = VOP(v2, E(TC__FXR_VAT, O1, O2));                                    \
             o = 48, v3 = VOP(v3, E(TC__FXR_VAT, O1, O2));                                    \
         }                                                                                    \
-        if (i == n && n) { /* fold: the steps of 32 and 16 on the vectors */                 \
-            v0 = VOP(v0, v2), v1 = VOP(v1, v3), v0 = VOP(v0, v1);                             \
-            memcpy(q, &v0, 64);                                                              \
-            TC__FXR_FOLD16(OP);                                                              \
-            break;                                                                           \
-        }                                                                                    \
         memcpy(q, &v0, 64), memcpy(q + 16, &v1, 64), memcpy(q + 32, &v2, 64);                \
         memcpy(q + 48, &v3, 64);                                                             \
         for (l = 0; i < n; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2));                 \
-        if (n >= TC__VM_RED_LANES) TC__FXR_FOLD64(OP);                                       \
     } while (0)
 #else
 #define TC__FXR_LOOP(OP, VOP, E, O1, O2)                                                     \
@@ -8432,22 +8425,16 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
         for (i = 0; i + TC__VM_RED_LANES <= n;)                                              \
             for (l = 0; l < TC__VM_RED_LANES; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2)); \
         for (l = 0; i < n; l++, i++) q[l] = OP(q[l], E(TC__FXR_AT, O1, O2));                 \
-        if (n >= TC__VM_RED_LANES) TC__FXR_FOLD64(OP);                                       \
     } while (0)
 #endif
-/* TC__VM_FOLD64 on q, whole or from its step of 8 */
-#define TC__FXR_FOLD16(OP)                                                                   \
-    do {                                                                                     \
-        for (l = 0; l < 8; l++) q[l] = OP(q[l], q[l + 8]);                                   \
-        for (l = 0; l < 4; l++) q[l] = OP(q[l], q[l + 4]);                                   \
-        q[0] = OP(q[0], q[2]), q[1] = OP(q[1], q[3]), q[0] = OP(q[0], q[1]);                 \
-        folded = 1;                                                                          \
-    } while (0)
+/* TC__VM_FOLD64 on q */
 #define TC__FXR_FOLD64(OP)                                                                   \
     do {                                                                                     \
         for (l = 0; l < 32; l++) q[l] = OP(q[l], q[l + 32]);                                 \
         for (l = 0; l < 16; l++) q[l] = OP(q[l], q[l + 16]);                                 \
-        TC__FXR_FOLD16(OP);                                                                  \
+        for (l = 0; l < 8; l++) q[l] = OP(q[l], q[l + 8]);                                   \
+        for (l = 0; l < 4; l++) q[l] = OP(q[l], q[l + 4]);                                   \
+        q[0] = OP(q[0], q[2]), q[1] = OP(q[1], q[3]), q[0] = OP(q[0], q[1]);                 \
     } while (0)
 /* the values, X reading a row at the current element(s) */
 #define TC__FXR_E0(X, O1, O2) X(a)
@@ -8493,10 +8480,19 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC
         default: break;
         }
     }
+    if (n >= TC__VM_RED_LANES) { /* fold once, for every case */
+        switch (r) {
+        case TC_REDUCE_SUM: TC__FXR_FOLD64(TC__FX_ADD); break;
+        case TC_REDUCE_PROD: TC__FXR_FOLD64(TC__FX_MUL); break;
+        case TC_REDUCE_MIN: TC__FXR_FOLD64(TC__FXR_AMIN); break;
+        case TC_REDUCE_MAX: TC__FXR_FOLD64(TC__FXR_AMAX); break;
+        default: break;
+        }
+        folded = 1;
+    }
     memcpy(p, q, sizeof q);
     return folded;
 }
-#undef TC__FXR_FOLD16
 #undef TC__FXR_FOLD64
 #undef TC__FXR_C1
 #undef TC__FXR_C2
