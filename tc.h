@@ -10156,6 +10156,42 @@ TC__PRIVATE int tc__vm_ew_split(const tc__vm_thread *T, const tc__vm_ins *op, co
            !(T->uni[op->b] & TC__VM_UNI);
 }
 
+/* A row-uniform instruction of the element-wise path that C computes as
+   the kernels would (float + - * / min max, sqrt: all correctly rounded),
+   on lane 0, without the dispatch of tc__vm_exec_range (layernorm's
+   sqrt(var + eps), once a row). 0: not such an instruction. */
+#define TC__VM_UNI_SCALAR(sfx, T)                                                            \
+    do {                                                                                     \
+        T x, y = 0, z;                                                                       \
+        memcpy(&x, rp[in->b], sizeof x);                                                     \
+        if (in->op != TC_OP_CALL) memcpy(&y, rp[in->c], sizeof y);                            \
+        switch ((tc_opcode)in->op) {                                                         \
+        case TC_OP_ADD: z = tc__e_add_##sfx(x, y); break;                                    \
+        case TC_OP_SUB: z = tc__e_sub_##sfx(x, y); break;                                    \
+        case TC_OP_MUL: z = tc__e_mul_##sfx(x, y); break;                                    \
+        case TC_OP_DIV: z = tc__e_div_##sfx(x, y); break;                                    \
+        case TC_OP_MIN: z = tc__e_min_##sfx(x, y); break;                                    \
+        case TC_OP_MAX: z = tc__e_max_##sfx(x, y); break;                                    \
+        default: z = f32 ? (T)sqrtf((float)x) : (T)sqrt((double)x); break; /* sqrt */        \
+        }                                                                                    \
+        memcpy(d, &z, sizeof z);                                                             \
+    } while (0)
+TC__PRIVATE int tc__vm_uniform_scalar(tc__vm_thread *T, const tc__vm_ins *in) {
+    void *const *rp = T->rp;
+    void *d = TC__VM_REG(T, in->a);
+    int f32 = in->dt == TC_FLOAT32;
+    if (in->dt != TC_FLOAT32 && in->dt != TC_FLOAT64) return 0;
+    if (in->op == TC_OP_CALL ? in->dt2 != TC_BUILTIN_SQRT : in->op < TC_OP_ADD || in->op > TC_OP_MAX ||
+                                                               in->op == TC_OP_MOD)
+        return 0;
+    if (f32) TC__VM_UNI_SCALAR(f32, float);
+    else TC__VM_UNI_SCALAR(f64, double);
+    T->rp[in->a] = d;
+    T->uni[in->a] = (unsigned char)(TC__VM_UNI | tc_dtype_size((tc_dtype)in->dt));
+    return 1;
+}
+#undef TC__VM_UNI_SCALAR
+
 /* Sets up a run of the element-wise fast path at the loop values in idx:
    contiguous loads become pointers into the tensors, row-uniform loads and
    the instructions on them run on one lane, and the uniform values the op
@@ -10174,7 +10210,7 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
         const tc__vm_rplan *rp;
         const unsigned char *p;
         if (in->op != TC_OP_LOAD) { /* on row-uniform values: lane 0 */
-            tc__vm_exec_range(R, in, in + 1, 1);
+            if (!tc__vm_uniform_scalar(T, in)) tc__vm_exec_range(R, in, in + 1, 1);
             continue;
         }
         rp = &sp->reads[in->b];

@@ -489,6 +489,12 @@ static const kc_case kc_cases[] = {
      "    c(i,j) = (X(i,j) * m(i) + X(i,j)) / m(i)\n"
      "    d(i,j) = min(u(i), Y(i,j))\n}\n",
      "M=4 N=1030", 0, KC_EXACT, 0},
+    {"ew-uniform-scalar", /* row-uniform + - * / min max sqrt, once a row (tc__vm_uniform_scalar) */
+     "def eus(float(M,N) X, float(M) a, float(M) b, double(M,N) Y, double(M) c, double(M) e) -> (p, q, r, s, t) {\n"
+     "    p(i,j) = X(i,j) * (a(i) - b(i))\n    q(i,j) = X(i,j) + sqrt(a(i) * b(i))\n"
+     "    r(i,j) = X(i,j) - min(a(i), b(i) / 3.0)\n    s(i,j) = X(i,j) * max(a(i) + b(i), b(i))\n"
+     "    t(i,j) = Y(i,j) * max(c(i) - e(i), sqrt(c(i)))\n}\n",
+     "M=40 N=300", "a=~! b=~! c=~! e=~!", KC_EXACT, 0},
     {"ew-uniform-call",
      "def euc(float(M,N) X, float(M) m) -> (e) { e(i,j) = exp(X(i,j) - m(i)) }",
      "M=5 N=700", "X=-4:4 m=-1:1", KC_LOOSE, 0},
