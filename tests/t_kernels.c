@@ -463,6 +463,24 @@ static void test_pool_special(void) {
    * B + C, Z = (A + B) / s(i) and W = (A * B - C) / s(i), are checked
    against the plain IEEE operations, s(i) within and beyond the fast
    division's range, A with zeros. */
+/* Float32 tensors t[0..] of M rows, ranks[k] '1' (M) or '2' (M x N), with
+   room for M x N elements; kc_f32_free frees them. */
+static void kc_f32_alloc(tc_tensor *t, const char *ranks, int64_t M, int64_t N) {
+    int k;
+    for (k = 0; ranks[k]; k++) {
+        memset(&t[k], 0, sizeof t[k]);
+        t[k].dtype = TC_FLOAT32;
+        t[k].rank = ranks[k] - '0';
+        t[k].shape[0] = M;
+        t[k].shape[1] = N;
+        t[k].data = malloc(sizeof(float) * (size_t)(M * N + 1));
+    }
+}
+static void kc_f32_free(tc_tensor *t, int n) {
+    int k;
+    for (k = 0; k < n; k++) free(t[k].data);
+}
+
 static float kc_fold_partials(float *q, int n, int mx) {
     int h = 1, i;
     if (n < 1) return mx > 0 ? -HUGE_VALF : mx < 0 ? HUGE_VALF : 0.0f;
@@ -508,23 +526,9 @@ static void kc_row_order(int64_t N) {
     kc_rng rng = {(uint64_t)N * 31 + 5};
     float *q = (float *)malloc(sizeof(float) * 64), *A, *B, *C, *S, *D, *E;
     int64_t i, j, bad_r = -1, bad_y = -1;
-    int k, t;
-    memset(in, 0, sizeof in);
-    memset(out, 0, sizeof out);
-    for (t = 0; t < 6; t++) {
-        in[t].dtype = TC_FLOAT32;
-        in[t].rank = t == 2 ? 1 : 2;
-        in[t].shape[0] = M;
-        in[t].shape[1] = N;
-        in[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
-    }
-    for (t = 0; t < 12; t++) {
-        out[t].dtype = TC_FLOAT32;
-        out[t].rank = t >= 9 ? 2 : 1;
-        out[t].shape[0] = M;
-        out[t].shape[1] = N;
-        out[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
-    }
+    int k;
+    kc_f32_alloc(in, "221222", M, N);
+    kc_f32_alloc(out, "111111111222", M, N);
     A = (float *)in[0].data, B = (float *)in[1].data, S = (float *)in[2].data, C = (float *)in[3].data;
     D = (float *)in[4].data, E = (float *)in[5].data;
     for (i = 0; i < M * N; i++) {
@@ -567,8 +571,8 @@ static void kc_row_order(int64_t N) {
     } else {
         CHECKF(0, "row-order N=%lld: %s", (long long)N, p ? err.msg : "compile");
     }
-    for (t = 0; t < 6; t++) free(in[t].data);
-    for (t = 0; t < 12; t++) free(out[t].data);
+    kc_f32_free(in, 6);
+    kc_f32_free(out, 12);
     free(q);
     tc_program_free(p);
 }
@@ -592,23 +596,9 @@ static void kc_absorb_order(int64_t N, tc_pool *pool) {
     kc_rng rng = {(uint64_t)N * 17 + 3};
     float q[64];
     int64_t i, j, bad = -1;
-    int t, k;
-    memset(in, 0, sizeof in);
-    memset(out, 0, sizeof out);
-    for (t = 0; t < 3; t++) {
-        in[t].dtype = TC_FLOAT32;
-        in[t].rank = t == 2 ? 1 : 2;
-        in[t].shape[0] = M;
-        in[t].shape[1] = N;
-        in[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
-    }
-    for (t = 0; t < 8; t++) {
-        out[t].dtype = TC_FLOAT32;
-        out[t].rank = t % 2 ? 1 : 2;
-        out[t].shape[0] = M;
-        out[t].shape[1] = N;
-        out[t].data = malloc(sizeof(float) * (size_t)(M * N + 1));
-    }
+    int k;
+    kc_f32_alloc(in, "221", M, N);
+    kc_f32_alloc(out, "21212121", M, N);
     for (i = 0; i < M * N; i++) {
         ((float *)in[0].data)[i] = (float)(kc_unif(&rng) * 2.0 - 1.0);
         ((float *)in[1].data)[i] = (float)ldexp(kc_unif(&rng) * 2.0 - 1.0, (int)(kc_next(&rng) % 9) - 4);
@@ -646,8 +636,8 @@ static void kc_absorb_order(int64_t N, tc_pool *pool) {
     } else {
         CHECKF(0, "absorb N=%lld: %s", (long long)N, p ? err.msg : "compile");
     }
-    for (t = 0; t < 3; t++) free(in[t].data);
-    for (t = 0; t < 8; t++) free(out[t].data);
+    kc_f32_free(in, 3);
+    kc_f32_free(out, 8);
     tc_program_free(p);
 }
 
