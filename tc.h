@@ -7936,8 +7936,11 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
         }                                                                                    \
         if (worst > (HI) - (LO)) TC__VM_LOOP(a[i] / s);                                      \
     }
-TC__VM_DIV_UNI(f32, float, uint32_t, TC__MATH_FMAF, 9.094947017729282e-13 /* 2^-40 */,
-               (uint32_t)(127 - 50) << 23 /* 2^-50 */, (uint32_t)(127 + 50) << 23 /* 2^50 */,
+/* float32's limits, also those of tc__k_chain_div_uni_f32 */
+#define TC__DIVU_F32_LS 9.094947017729282e-13f /* 2^-40 */
+#define TC__DIVU_F32_LO ((uint32_t)(127 - 50) << 23) /* 2^-50 */
+#define TC__DIVU_F32_HI ((uint32_t)(127 + 50) << 23) /* 2^50 */
+TC__VM_DIV_UNI(f32, float, uint32_t, TC__MATH_FMAF, TC__DIVU_F32_LS, TC__DIVU_F32_LO, TC__DIVU_F32_HI,
                0x7fffffffu)
 TC__VM_DIV_UNI(f64, double, uint64_t, TC__MATH_FMA, 4.909093465297727e-91 /* 2^-300 */,
                (uint64_t)(1023 - 400) << 52 /* 2^-400 */, (uint64_t)(1023 + 400) << 52 /* 2^400 */,
@@ -8049,7 +8052,7 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
             float x = X, q = x * y, r = TC__MATH_FMAF(TC__MATH_FMAF(-s, q, x), y, q);        \
             uint32_t u;                                                                      \
             memcpy(&u, &r, sizeof u);                                                        \
-            u = (u & 0x7fffffffu) - ((uint32_t)(127 - 50) << 23);                            \
+            u = (u & 0x7fffffffu) - TC__DIVU_F32_LO;                                         \
             worst = u > worst ? u : worst;                                                   \
             d[i] = EXPR;                                                                     \
         }                                                                                    \
@@ -8080,13 +8083,13 @@ TC__PRIVATE int tc__k_chain_div_uni_f32(int code, int last, float *TC__RESTRICT 
     float y, m = s < 0 ? -s : s, tv = t ? *t : 0.0f;
     uint32_t worst = 0;
     int i;
-    if (!TC_FAST_FMA || !(m >= 9.094947017729282e-13f && m <= 1.099511627776e12f)) return 0; /* 2^-+40 */
+    if (!TC_FAST_FMA || !(m >= TC__DIVU_F32_LS && m <= 1.0f / TC__DIVU_F32_LS)) return 0;
     y = 1.0f / s;
     switch (code) {
         TC__FX_L1(TC__FXD_C1)
     default: return 0;
     }
-    return worst <= ((uint32_t)(127 + 50) << 23) - ((uint32_t)(127 - 50) << 23);
+    return worst <= TC__DIVU_F32_HI - TC__DIVU_F32_LO;
 }
 #undef TC__FXD_C1
 #undef TC__FXD_C2
