@@ -58,7 +58,8 @@
    INTERMEDIATE OUTPUTS
        A def returns every tensor it wants to name (softmax's e). Outputs the
        caller does not need go in tc_run_desc.discard (one flag per output):
-       they become temporaries, their tc_tensor is not touched, and one that
+       they become temporaries, their tc_tensor is left untouched and not
+       checked (it may be left zeroed), and one that
        only a group of row-by-row statements uses stays per thread in cache,
        a chunk of rows at a time, never written to memory.
 
@@ -203,8 +204,10 @@ typedef struct tc_run_desc { /* zero-initialise */
     int unchecked_gathers;   /* 1: skip data-dependent bounds checks (unsafe, faster) */
     const unsigned char *discard; /* NULL, or n_outputs flags; nonzero: the output is not
                                 wanted: computed as a temporary (softmax's e never
-                                reaches memory), outputs[i] left untouched. A plan
-                                runs only with the flags it was made with. */
+                                reaches memory), outputs[i] left untouched and not
+                                checked (its dtype and shape may be anything, or
+                                zero). A plan runs only with the flags it was made
+                                with. */
 } tc_run_desc;
 
 /* ==== [tc:api] ============================================================ */
