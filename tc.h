@@ -5598,9 +5598,6 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
         }                                                                       \
     }
 
-/* the two lane functions over a block (tests compare them) */
-TC__MATH_BLOCK1(tc__math_block_exp_full, tc__math_exp_lane)
-TC__MATH_BLOCK1(tc__math_block_exp_short, tc__math_exp_short_lane)
 /* exp(a[i] op s), op TC_OP_ADD or _SUB with a lane-uniform s (or
    TC_OP_COUNT: exp(a[i])), the argument rounded first as its own
    instruction would (softmax's exp(x - max) in one pass; no product, so
@@ -7917,7 +7914,17 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
    times a multiply's time. */
 /* The quotient's range is checked on its bits: |r|'s bits minus those of
    2^-LQ, as an unsigned number, exceed the span up to 2^LQ for zero (it
-   wraps), inf and NaN too; a running unsigned max is one instruction. */
+   wraps), inf and NaN too; a running unsigned max is one instruction.
+   TC__DIVU_STEP: r = x / s from y = 1 / s, and worst updated. */
+#define TC__DIVU_STEP(T, U, FMA, ABS, LO, x, r)                                              \
+    do {                                                                                     \
+        T q_ = (x) * y;                                                                      \
+        U u_;                                                                                \
+        r = FMA(FMA(-s, q_, x), y, q_);                                                      \
+        memcpy(&u_, &r, sizeof u_);                                                          \
+        u_ = (u_ & (ABS)) - (LO);                                                            \
+        worst = u_ > worst ? u_ : worst;                                                     \
+    } while (0)
 #define TC__VM_DIV_UNI(sfx, T, U, FMA, LS, LO, HI, ABS)                                      \
     TC__PRIVATE void tc__k_div_uni_##sfx(T *TC__RESTRICT d, const T *TC__RESTRICT a, T s,    \
                                          int n) {                                            \
@@ -7930,11 +7937,8 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
         }                                                                                    \
         y = (T)1 / s;                                                                        \
         for (i = 0; i < n; i++) {                                                            \
-            T q = a[i] * y, r = FMA(FMA(-s, q, a[i]), y, q);                                 \
-            U u;                                                                             \
-            memcpy(&u, &r, sizeof u);                                                        \
-            u = (u & (ABS)) - (LO);                                                          \
-            worst = u > worst ? u : worst;                                                   \
+            T r;                                                                             \
+            TC__DIVU_STEP(T, U, FMA, ABS, LO, a[i], r);                                      \
             d[i] = r;                                                                        \
         }                                                                                    \
         if (worst > (HI) - (LO)) TC__VM_LOOP(a[i] / s);                                      \
@@ -8035,8 +8039,10 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
     }
 }
 
-/* The chain code of ops o1, o2 (then o3; -1: a pair), as the kernel's cases. */
+/* The chain code of ops o1, o2 (then o3; -1: a pair), as the kernels'
+   cases; o2 = -1: o1 alone (TC__FXR_ONE + o1, for the kernels below). */
 TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
+    if (o2 < 0) return TC__FXR_ONE + o1 - TC_OP_ADD;
     return TC__FX_CODE(o1 - TC_OP_ADD, o2 - TC_OP_ADD, o3 < 0 ? 0 : o3 - TC_OP_ADD + 1);
 }
 
@@ -8052,11 +8058,8 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
 #define TC__FXD_LOOP(X, EXPR)                                                                \
     do {                                                                                     \
         for (i = 0; i < n; i++) {                                                            \
-            float x = X, q = x * y, r = TC__MATH_FMAF(TC__MATH_FMAF(-s, q, x), y, q);        \
-            uint32_t u;                                                                      \
-            memcpy(&u, &r, sizeof u);                                                        \
-            u = (u & 0x7fffffffu) - TC__DIVU_F32_LO;                                         \
-            worst = u > worst ? u : worst;                                                   \
+            float x = X, r;                                                                  \
+            TC__DIVU_STEP(float, uint32_t, TC__MATH_FMAF, 0x7fffffffu, TC__DIVU_F32_LO, x, r); \
             d[i] = EXPR;                                                                     \
         }                                                                                    \
     } while (0)
@@ -8097,6 +8100,7 @@ TC__PRIVATE int tc__k_chain_div_uni_f32(int code, int last, float *TC__RESTRICT 
 #undef TC__FXD_C1
 #undef TC__FXD_C2
 #undef TC__FXD_LOOP
+#undef TC__DIVU_STEP
 
 /* x / 2^k and x * 2^-k are the same real number, so they round alike: a
    power-of-two divisor whose reciprocal is a float (subnormal included)
@@ -10264,23 +10268,26 @@ TC__PRIVATE void tc__vm_ew_links(const void *const *rp, const tc__vm_ins *op, co
                         s, n);
 }
 
-/* A chain that divides first by a lane-uniform value, in one pass
-   (tc__k_chain_div_uni_f32); 0 where that kernel declines. */
+/* A float32 chain [op, last] of two or three links that divides by a
+   lane-uniform value first (the divisor op's operand) or last (the scalar
+   *t, then required), in one pass (tc__k_chain_div_uni_f32). The other
+   links' ops are as given (last_op: the last one's, a power-of-two divisor
+   already a multiplication); t, when dividing first: the last link's
+   scalar, or NULL. 0 where the kernel declines. */
 TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
-                                    unsigned scalar, void *d, int n) {
+                                    int last_op, int divide_last, const float *t, void *d, int n) {
     const void *const *rp = (const void *const *)T->rp;
-    float s, t;
-    int last_op = last->op, code;
-    if (op->dt != TC_FLOAT32 || last > op + 2) return 0;
+    const tc__vm_ins *mid = op + 1 < last ? op + 1 : NULL; /* a middle link */
+    float s;
+    if (op->dt != TC_FLOAT32 || op == last || last > op + 2) return 0;
+    if (divide_last)
+        return tc__k_chain_div_uni_f32(tc__k_chain_code(op->op, mid ? mid->op : -1, -1), 1, (float *)d,
+                                       (const float *)rp[op->b], *t, (const float *)rp[op->c],
+                                       mid ? (const float *)rp[mid->c] : NULL, NULL, n);
     memcpy(&s, rp[op->c], sizeof s);
-    if (scalar != TC__VM_NONE) {
-        memcpy(&t, rp[scalar], sizeof t);
-        if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&t)) last_op = TC_OP_MUL;
-    }
-    code = last == op + 1 ? TC__FXR_ONE + last_op - TC_OP_ADD : tc__k_chain_code(op[1].op, last_op, -1);
-    return tc__k_chain_div_uni_f32(code, 0, (float *)d, (const float *)rp[op->b], s,
-                                   (const float *)rp[op[1].c], last == op + 2 ? (const float *)rp[last->c] : NULL,
-                                   scalar != TC__VM_NONE ? &t : NULL, n);
+    return tc__k_chain_div_uni_f32(mid ? tc__k_chain_code(mid->op, last_op, -1) : tc__k_chain_code(last_op, -1, -1),
+                                   0, (float *)d, (const float *)rp[op->b], s, (const float *)rp[op[1].c],
+                                   mid ? (const float *)rp[last->c] : NULL, t, n);
 }
 
 /* The op of the element-wise fast path on n lanes into d: a fused chain or
@@ -10293,34 +10300,28 @@ TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op
 TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                               unsigned scalar, void *d, void *tmp, int n) {
     const void *const *rp = (const void *const *)T->rp;
-    const void *a = rp[op->b];
-    int last_op = last->op, split = 0;
+    const float *t = NULL; /* the last link's scalar */
+    int last_op = last->op;
     float sv;
     if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
         tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, rp[scalar == op->b ? op->c : op->b],
                             rp[scalar], scalar == op->b, n);
         return;
     }
+    if (scalar != TC__VM_NONE) {
+        memcpy(&sv, rp[scalar], sizeof sv);
+        if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
+        t = &sv;
+    }
     if (tc__vm_ew_split(T, op, last)) { /* d / sqrt(var + eps) * g + b */
-        if (tc__vm_ew_div_chain(T, op, last, scalar, d, n)) return;
-        tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, a, rp[op->c], 0, n);
-        a = tmp; /* tmp is taken */
-        op++;
-        split = 1;
-    }
-    if (scalar == TC__VM_NONE) {
-        tc__vm_ew_links(rp, op, last, last_op, a, NULL, d, n);
+        if (tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n)) return;
+        tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, rp[op->b], rp[op->c], 0, n);
+        tc__vm_ew_links(rp, op + 1, last, last_op, tmp, t, d, n);
         return;
     }
-    memcpy(&sv, rp[scalar], sizeof sv);
-    if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
-    if (last_op == TC_OP_DIV && op != last && last <= op + 2 && !split && /* (a + b + c) / 3 */
-        tc__k_chain_div_uni_f32(last == op + 1 ? TC__FXR_ONE + op->op - TC_OP_ADD
-                                               : tc__k_chain_code(op->op, op[1].op, -1),
-                                1, (float *)d, (const float *)a, sv, (const float *)rp[op->c],
-                                last == op + 2 ? (const float *)rp[op[1].c] : NULL, NULL, n))
-        return;
-    tc__vm_ew_links(rp, op, last, last_op, a, &sv, d, n); /* one pass, divided */
+    if (last_op == TC_OP_DIV && t && tc__vm_ew_div_chain(T, op, last, last_op, 1, t, d, n))
+        return; /* (a + b + c) / 3 */
+    tc__vm_ew_links(rp, op, last, last_op, rp[op->b], t, d, n); /* one pass, divided */
 }
 
 /* A reduction along the lanes (type B): the partials it keeps
@@ -10361,14 +10362,9 @@ TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const 
         if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
         else if (last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */
     }
-    if (op == last) {
-        code = TC__FXR_ONE + last_op - TC_OP_ADD;
-        b = rp[op->c];
-    } else {
-        code = tc__k_chain_code(op->op, last_op, -1);
-        b = rp[op->c];
-        c = rp[last->c];
-    }
+    code = op == last ? tc__k_chain_code(last_op, -1, -1) : tc__k_chain_code(op->op, last_op, -1);
+    b = rp[op->c];
+    if (op != last) c = rp[last->c];
     return 1 + tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, z, (float *)acc, (const float *)rp[op->b],
                                       (const float *)b, (const float *)c,
                                       scalar != TC__VM_NONE ? &sv : NULL, (int)total);
