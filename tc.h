@@ -8500,7 +8500,8 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC
         }
         folded = 1;
     }
-    memcpy(p, q, sizeof q);
+    if (folded) p[0] = q[0];
+    else memcpy(p, q, sizeof q);
     return folded;
 }
 #undef TC__FXR_FOLD64
@@ -9100,6 +9101,8 @@ typedef struct tc__vm_thread {
     int64_t *idx;        /* loop values */
     unsigned char **ptr; /* per tensor: P->ptr, or where this thread's staged rows are */
     unsigned char **stage; /* per tensor: this thread's staged rows, or NULL */
+    const unsigned char **rowp; /* per instruction, a load of the element-wise path: its row's */
+    int64_t *rstep;             /* first element, and the bytes to the next row's */
     tc_error err;
 } tc__vm_thread;
 
@@ -9140,6 +9143,9 @@ typedef struct tc__vm_run {
     const tc__vm_splan *sp;
     tc__vm_thread *T;
     int check; /* run only the gather check slice: no stores */
+    int next_row;         /* element-wise path: the row after the last one run (tc__vm_ew_items) */
+    unsigned char *w_row; /* ... where the last one's first element was written, */
+    int64_t w_step;       /* ... and the bytes to the next row's */
 } tc__vm_run;
 
 #define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * (TC_BLOCK * 8)))
@@ -9516,6 +9522,8 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      one fused chain or binary op, maybe then a one-argument builtin) run
      without the bytecode, a row's blocks at a time, or the whole row in
      one call where nothing goes through a register (tc__vm_ew_items);
+     consecutive rows run together, each row's pointers the last one's
+     plus the row loop's strides;
      a float32 reduction whose value is a load, one op or a pair runs in
      one pass with its 64 partials in registers
      (tc__k_chain_reduce_f32), and exp(x - s) in one pass
@@ -9555,6 +9563,11 @@ TC__PRIVATE void *tc__plan_alloc(tc_plan *P, size_t n, size_t size) {
 
 TC__PRIVATE int64_t tc__vm_extent(const tc__vm_splan *sp, int l) {
     return sp->hi[l] > sp->lo[l] ? sp->hi[l] - sp->lo[l] : 0;
+}
+
+/* The row loop: the last outer loop (the odometer's fastest), or -1. */
+TC__PRIVATE int tc__vm_row_loop(const tc__vm_splan *sp) {
+    return sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
 }
 
 TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
@@ -10080,7 +10093,7 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
     tc_dtype vdt = sp->vs->vdt;
     int64_t esz = (int64_t)tc_dtype_size(vdt), roff = rp->c0, woff = 0, rs = 0, ws = 0;
     int64_t wsz = (int64_t)tc_dtype_size(P->ir->tensors[sp->wt].dtype); /* float16: not vdt */
-    int k, row = sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
+    int k, row = tc__vm_row_loop(sp);
     void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
     for (k = 0; k < sp->n_loops; k++) {
         if (!sp->st->loops[k].reduction) roff += rp->lstride[k] * idx[k]; /* the table: the rest */
@@ -10136,7 +10149,7 @@ TC__PRIVATE int64_t tc__vm_item_start(const tc__vm_splan *sp, int64_t first, int
 TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     int64_t it = first, *idx = R->T->idx, blk = tc__vm_item_start(sp, first, idx);
-    int n, row = sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
+    int n, row = tc__vm_row_loop(sp);
     unsigned char id[8];
     tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
     while (it < last) {
@@ -10202,6 +10215,17 @@ TC__PRIVATE int tc__vm_uniform_scalar(tc__vm_thread *T, const tc__vm_ins *in) {
 }
 #undef TC__VM_UNI_SCALAR
 
+/* The first element of the row a run of the element-wise path writes:
+   after the first of a batch (tc__vm_ew_items), the last one's plus a row's step. */
+TC__PRIVATE unsigned char *tc__vm_ew_row_ptr(tc__vm_run *R) {
+    const tc_plan *P = R->P;
+    int wt = R->sp->wt, row = tc__vm_row_loop(R->sp);
+    if (R->next_row) return R->w_row += R->w_step;
+    R->w_step = row >= 0 && row < P->ir->tensors[wt].rank
+                    ? P->ts[wt][row] * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype) : 0;
+    return R->w_row = tc__vm_write_ptr(R);
+}
+
 /* Sets up a run of the element-wise fast path at the loop values in idx:
    contiguous loads become pointers into the tensors, row-uniform loads and
    the instructions on them run on one lane, and the uniform values the op
@@ -10224,7 +10248,14 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
             continue;
         }
         rp = &sp->reads[in->b];
-        p = T->ptr[rp->tensor] + tc__vm_read_offset(sp, rp, T->idx) * (int64_t)esz;
+        k = (int)(in - vs->ins);
+        if (R->next_row) {
+            p = T->rowp[k] += T->rstep[k];
+        } else {
+            int row = tc__vm_row_loop(sp);
+            p = T->rowp[k] = T->ptr[rp->tensor] + tc__vm_read_offset(sp, rp, T->idx) * (int64_t)esz;
+            T->rstep[k] = row >= 0 ? rp->lstride[row] * (int64_t)esz : 0;
+        }
         if (rp->lstride[sp->lane] == 0) { /* one value per row (its mean): lane 0 */
             T->rp[in->a] = TC__VM_REG(T, in->a);
             memcpy(T->rp[in->a], p, esz);
@@ -10434,7 +10465,7 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     const tc__vm_ins *in, *op = vs->ins + sp->ew_op;
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1 - sp->ew_call; /* the op's last link */
     size_t esz = tc_dtype_size(vs->vdt);
-    unsigned char *w = acc ? NULL : tc__vm_write_ptr(R);
+    unsigned char *w = acc ? NULL : tc__vm_ew_row_ptr(R);
     unsigned scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     float sv = 0.0f;
@@ -10449,7 +10480,7 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
         void *d = acc || sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < blk ? (int)(total - done) : (int)blk;
-        for (in = vs->ins + vs->n_pro; in < op; in++) { /* contiguous loads: the next block */
+        for (in = vs->ins + vs->n_pro; in < op && (done || sp->prefetch); in++) { /* next block */
             if (in->op != TC_OP_LOAD || !sp->reads[in->b].lstride[sp->lane]) continue;
             if (done) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)blk * esz;
             if (sp->prefetch) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
@@ -10485,35 +10516,50 @@ TC__PRIVATE void tc__vm_lane_store(tc__vm_run *R, void *acc) {
 /* One output element of a reduction on the element-wise fast path: the
    row's blocks reduced into acc's lanes, folded, stored (the operations and
    order of tc__vm_lane_reduce). */
-TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R) {
+TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
     const tc__vm_splan *sp = R->sp;
-    void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
-    unsigned char id[8];
-    tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
-    if (tc__vm_ew_run(R, tc__vm_extent(sp, sp->lane), acc, id) == 2) /* folded */
-        tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, acc, 1);
-    else
-        tc__vm_lane_store(R, acc);
+    unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, sp->vs->n_regs), h[8];
+    unsigned char *w = tc__vm_ew_row_ptr(R);
+    if (tc__vm_ew_run(R, tc__vm_extent(sp, sp->lane), acc, id) != 2) { /* not folded yet */
+        tc__k_fold(sp->vs->vdt, sp->st->reduce, acc, tc__vm_lane_width(sp), h);
+        acc = h;
+    }
+    tc__k_store(R->P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, w, 0,
+                acc, 1);
 }
 
 /* Items of the element-wise fast path: each row's run of blocks in one go;
-   for a reduction along the row, one output element each. */
+   for a reduction along the row, one output element each. Consecutive
+   whole rows along the row loop go together: after the first, a row's
+   pointers are the last one's plus the row loop's strides
+   (R->next_row), not computed again from the loop values. */
 TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     int64_t it = first, *idx = R->T->idx, blk = tc__vm_item_start(sp, first, idx);
+    int row = tc__vm_row_loop(sp);
+    unsigned char id[8];
+    tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
     tc__vm_prologue(R);
     while (it < last) {
         int64_t nb = sp->n_blocks - blk < last - it ? sp->n_blocks - blk : last - it;
-        int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK;
+        int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK, rows = 1, r;
+        int64_t per = sp->lane_red ? 1 : nb; /* items a row */
+        if (row >= 0 && (sp->lane_red || (blk == 0 && nb == sp->n_blocks))) {
+            rows = (last - it) / per;
+            if (rows > sp->hi[row] - idx[row]) rows = sp->hi[row] - idx[row];
+        }
         idx[sp->lane] = start;
-        if (sp->lane_red) {
-            tc__vm_ew_reduce(R);
-            nb = 1;
-            it++;
-        } else {
-            tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK,
-                          NULL, NULL);
-            it += nb;
+        for (r = 0; r < rows; r++) {
+            R->next_row = r > 0;
+            if (r > 0) idx[row]++;
+            if (sp->lane_red) tc__vm_ew_reduce(R, id);
+            else
+                tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK,
+                              NULL, NULL);
+        }
+        R->next_row = 0;
+        it += rows * per;
+        if (!sp->lane_red) {
             blk += nb;
             if (blk < sp->n_blocks) continue; /* the chunk ends inside the row */
         }
@@ -11268,7 +11314,9 @@ TC__PRIVATE tc_status tc__vm_plan_staging(tc_plan *P) {
 
 TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8 + 64;
-    int i;
+    int i, max_ins = 0;
+    for (i = 0; i < P->vm->n_stmts; i++)
+        if (P->vm->stmts[i].n_ins > max_ins) max_ins = P->vm->stmts[i].n_ins;
     P->n_threads = n;
     P->threads = (tc__vm_thread *)tc__plan_alloc(P, (size_t)n, sizeof(tc__vm_thread));
     if (!P->threads) return TC_ERR_OUT_OF_MEMORY;
@@ -11281,15 +11329,18 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         for (t = 0; t < P->ir->n_tensors; t++) {
             P->threads[i].stage[t] = NULL;
             if (P->stage_group[t] < 0) continue;
-            P->threads[i].stage[t] = (unsigned char *)tc__plan_alloc(P, (size_t)P->stage_bytes[t], 1);
+            P->threads[i].stage[t] = (unsigned char *)tc__plan_alloc(P, (size_t)P->stage_bytes[t] + 64, 1);
             if (!P->threads[i].stage[t]) return TC_ERR_OUT_OF_MEMORY;
+            P->threads[i].stage[t] += (64 - (size_t)((uintptr_t)P->threads[i].stage[t] % 64)) % 64;
         }
         P->threads[i].idx = (int64_t *)tc__plan_alloc(P, (size_t)P->vm->max_loops + 1, 8);
         P->threads[i].pack = (unsigned char *)tc__plan_alloc(P, P->pack_bytes + 64, 1);
         P->threads[i].rp = (void **)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, sizeof(void *));
+        P->threads[i].rowp = (const unsigned char **)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(void *));
+        P->threads[i].rstep = (int64_t *)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(int64_t));
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
         if (!r || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
-            !P->threads[i].uni)
+            !P->threads[i].uni || !P->threads[i].rowp || !P->threads[i].rstep)
             return TC_ERR_OUT_OF_MEMORY;
         P->threads[i].regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
     }
@@ -11418,6 +11469,7 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     R.sp = J->sp;
     R.T = &J->P->threads[tid];
     R.check = J->check;
+    R.next_row = 0;
     memcpy(R.T->ptr, J->P->ptr, sizeof(void *) * (size_t)J->P->ir->n_tensors);
     for (;;) {
         int64_t c;

@@ -495,6 +495,11 @@ static const kc_case kc_cases[] = {
      "    r(i,j) = X(i,j) - min(a(i), b(i) / 3.0)\n    s(i,j) = X(i,j) * max(a(i) + b(i), b(i))\n"
      "    t(i,j) = Y(i,j) * max(c(i) - e(i), sqrt(c(i)))\n}\n",
      "M=40 N=300", "a=~! b=~! c=~! e=~!", KC_EXACT, 0},
+    {"ew-rows-3d", /* consecutive rows stepped, not recomputed (tc__vm_ew_items): 3-d, a transposed output */
+     "def er3(float(A,B,C) X, float(A,B) m, float(B) g) -> (y, s, t) {\n"
+     "    y(a,b,c) = X(a,b,c) * g(b) - m(a,b)\n    s(a,b) +=! X(a,b,c) * m(a,b)\n"
+     "    t(b,a) max=! X(a,b,c) + g(b)\n}\n",
+     "A=3 B=37 C=70", 0, KC_LOOSE, 0},
     {"ew-uniform-call",
      "def euc(float(M,N) X, float(M) m) -> (e) { e(i,j) = exp(X(i,j) - m(i)) }",
      "M=5 N=700", "X=-4:4 m=-1:1", KC_LOOSE, 0},
