@@ -9101,8 +9101,8 @@ typedef struct tc__vm_thread {
     int64_t *idx;        /* loop values */
     unsigned char **ptr; /* per tensor: P->ptr, or where this thread's staged rows are */
     unsigned char **stage; /* per tensor: this thread's staged rows, or NULL */
-    const unsigned char **rowp; /* per instruction, a load of the element-wise path: its row's */
-    int64_t *rstep;             /* first element, and the bytes to the next row's */
+    const unsigned char **rowp; /* per instruction, a load of the element-wise path: its
+                                   row's first element */
     tc_error err;
 } tc__vm_thread;
 
@@ -9144,8 +9144,7 @@ typedef struct tc__vm_run {
     tc__vm_thread *T;
     int check; /* run only the gather check slice: no stores */
     int next_row;         /* element-wise path: the row after the last one run (tc__vm_ew_items) */
-    unsigned char *w_row; /* ... where the last one's first element was written, */
-    int64_t w_step;       /* ... and the bytes to the next row's */
+    unsigned char *w_row; /* ... where the last one's first element was written */
 } tc__vm_run;
 
 #define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * (TC_BLOCK * 8)))
@@ -10219,11 +10218,11 @@ TC__PRIVATE int tc__vm_uniform_scalar(tc__vm_thread *T, const tc__vm_ins *in) {
    after the first of a batch (tc__vm_ew_items), the last one's plus a row's step. */
 TC__PRIVATE unsigned char *tc__vm_ew_row_ptr(tc__vm_run *R) {
     const tc_plan *P = R->P;
-    int wt = R->sp->wt, row = tc__vm_row_loop(R->sp);
-    if (R->next_row) return R->w_row += R->w_step;
-    R->w_step = row >= 0 && row < P->ir->tensors[wt].rank
-                    ? P->ts[wt][row] * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype) : 0;
-    return R->w_row = tc__vm_write_ptr(R);
+    int wt = R->sp->wt, row = tc__vm_row_loop(R->sp); /* >= 0 on a next row */
+    if (!R->next_row) return R->w_row = tc__vm_write_ptr(R);
+    if (row < P->ir->tensors[wt].rank)
+        R->w_row += P->ts[wt][row] * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype);
+    return R->w_row;
 }
 
 /* Sets up a run of the element-wise fast path at the loop values in idx:
@@ -10249,13 +10248,10 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
         }
         rp = &sp->reads[in->b];
         k = (int)(in - vs->ins);
-        if (R->next_row) {
-            p = T->rowp[k] += T->rstep[k];
-        } else {
-            int row = tc__vm_row_loop(sp);
+        if (R->next_row) /* a batch's rows step along the row loop, which exists then */
+            p = T->rowp[k] += rp->lstride[tc__vm_row_loop(sp)] * (int64_t)esz;
+        else
             p = T->rowp[k] = T->ptr[rp->tensor] + tc__vm_read_offset(sp, rp, T->idx) * (int64_t)esz;
-            T->rstep[k] = row >= 0 ? rp->lstride[row] * (int64_t)esz : 0;
-        }
         if (rp->lstride[sp->lane] == 0) { /* one value per row (its mean): lane 0 */
             T->rp[in->a] = TC__VM_REG(T, in->a);
             memcpy(T->rp[in->a], p, esz);
@@ -11337,10 +11333,9 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         P->threads[i].pack = (unsigned char *)tc__plan_alloc(P, P->pack_bytes + 64, 1);
         P->threads[i].rp = (void **)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, sizeof(void *));
         P->threads[i].rowp = (const unsigned char **)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(void *));
-        P->threads[i].rstep = (int64_t *)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(int64_t));
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
         if (!r || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
-            !P->threads[i].uni || !P->threads[i].rowp || !P->threads[i].rstep)
+            !P->threads[i].uni || !P->threads[i].rowp)
             return TC_ERR_OUT_OF_MEMORY;
         P->threads[i].regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
     }
