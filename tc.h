@@ -9050,6 +9050,19 @@ typedef struct tc__vm_rplan { /* a read slot, for concrete sizes */
     int checked;        /* masked affine read not proven in bounds: check lanes */
 } tc__vm_rplan;
 
+/* The call a row of a statement of a row group run row by row makes
+   (tc__vm_row_stmt): the generic run, the reduction of the row in one pass
+   (tc__vm_ew_reduce_row), exp(x - s) in one pass, the op on the whole
+   row (tc__vm_ew_op), or a chain dividing first by a uniform value in one
+   pass over the row (tc__vm_ew_split_chain). */
+enum { TC__VM_ROW_GENERIC, TC__VM_ROW_REDUCE, TC__VM_ROW_EXP, TC__VM_ROW_OP, TC__VM_ROW_SPLIT };
+
+typedef struct tc__vm_rowstep { /* before the op of a statement run row by row: */
+    const struct tc__vm_ins *in; /* a load, or a step on uniform values (tensor < 0) */
+    int tensor, uniform;
+    int64_t off, step;  /* bytes from the tensor's start to row 0's first lane, a row's step */
+} tc__vm_rowstep;
+
 typedef struct tc__vm_splan {
     const tc__vm_stmt *vs;
     const tc_ir_stmt *st;
@@ -9088,6 +9101,12 @@ typedef struct tc__vm_splan {
                            rows this one writes, done on each row as it is written
                            (tc__vm_plan_absorb); it is then `absorbed` and not run itself */
     int absorbed;
+    /* in a row group run row by row (tc__vm_plan_row_stmt): */
+    int64_t w_off, w_step; /* bytes from the written tensor's start to row 0's first lane, a row's */
+    tc__vm_rowstep *rsteps; /* with no uniform value spread (else NULL): the steps before the op */
+    int n_rsteps;
+    unsigned row_scalar;   /* ... the op's scalar (tc__vm_ew_operands) */
+    int row_form, row_n;   /* ... the call a row makes (TC__VM_ROW_*), the lanes of a row */
 } tc__vm_splan;
 
 typedef struct tc__vm_thread {
@@ -9103,6 +9122,8 @@ typedef struct tc__vm_thread {
     unsigned char **stage; /* per tensor: this thread's staged rows, or NULL */
     const unsigned char **rowp; /* per instruction, a load of the element-wise path: its
                                    row's first element */
+    unsigned char *saved; /* a row group run row by row: per statement, its prologue's
+                             registers (lane 0) and uniform flags, then its identity */
     tc_error err;
 } tc__vm_thread;
 
@@ -9131,6 +9152,9 @@ struct tc_plan {
     int *stage_group;                /* per tensor: the row group whose chunks hold its rows
                                         per thread (tc__vm_plan_staging), or -1 */
     int64_t *stage_bytes;            /* per tensor: the bytes of one chunk's rows */
+    unsigned char *group_rows;       /* per statement: the row group it starts runs row by row
+                                        (tc__vm_plan_group_rows) */
+    int *saved0;                     /* per statement: its first slot in a thread's `saved` */
 };
 
 /* ==== [tc:vm] The block VM ==================================================
@@ -9144,6 +9168,8 @@ typedef struct tc__vm_run {
     tc__vm_thread *T;
     int check; /* run only the gather check slice: no stores */
     int next_row;         /* element-wise path: the row after the last one run (tc__vm_ew_items) */
+    int by_row;           /* ... a row group run row by row: at row `row` (tc__vm_group_rows) */
+    int64_t row;
     unsigned char *w_row; /* ... where the last one's first element was written */
 } tc__vm_run;
 
@@ -10219,10 +10245,53 @@ TC__PRIVATE int tc__vm_uniform_scalar(tc__vm_thread *T, const tc__vm_ins *in) {
 TC__PRIVATE unsigned char *tc__vm_ew_row_ptr(tc__vm_run *R) {
     const tc_plan *P = R->P;
     int wt = R->sp->wt, row = tc__vm_row_loop(R->sp); /* >= 0 on a next row */
+    if (R->by_row) return R->T->ptr[wt] + R->sp->w_off + R->row * R->sp->w_step;
     if (!R->next_row) return R->w_row = tc__vm_write_ptr(R);
     if (row < P->ir->tensors[wt].rank)
         R->w_row += P->ts[wt][row] * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype);
     return R->w_row;
+}
+
+/* The sources of the op [op, last] of the element-wise path, by which of
+   its registers are lane-uniform (T->uni): those it reads as rows, into src
+   (*ns of them), and a last operand it takes as a scalar, returned (or
+   TC__VM_NONE). */
+TC__PRIVATE unsigned tc__vm_ew_operands(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
+                                        unsigned *src, int *ns) {
+    const tc__vm_ins *in;
+    unsigned scalar = TC__VM_NONE;
+    int n = 0;
+    src[n++] = op->b;
+    for (in = op; in <= last; in++)
+        if (in != op || !tc__vm_ew_split(T, op, last)) src[n++] = in->c;
+    if (T->uni[src[n - 1]] & TC__VM_UNI && (op != last || tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt)))
+        scalar = src[--n];
+    if (op == last && scalar == TC__VM_NONE && (T->uni[op->b] & TC__VM_UNI) &&
+        tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt)) {
+        scalar = op->b; /* 2 - x: a scalar first operand */
+        src[0] = op->c;
+    }
+    *ns = n;
+    return scalar;
+}
+
+/* A load of the element-wise path from its row's first element p: a
+   pointer into the tensor, or for one value a row (its mean) lane 0. */
+TC__PRIVATE void tc__vm_ew_load(tc__vm_thread *T, unsigned a, const unsigned char *p, int uniform, size_t esz) {
+    if (uniform) {
+        T->rp[a] = TC__VM_REG(T, a);
+        memcpy(T->rp[a], p, esz);
+        T->uni[a] = (unsigned char)(TC__VM_UNI | esz);
+    } else {
+        T->rp[a] = (void *)(uintptr_t)p; /* read only */
+        T->uni[a] = 0;
+    }
+}
+
+/* The instructions before the op of the element-wise path that are not
+   loads work on row-uniform values: on lane 0. */
+TC__PRIVATE void tc__vm_ew_uniform_step(tc__vm_run *R, const tc__vm_ins *in) {
+    if (!tc__vm_uniform_scalar(R->T, in)) tc__vm_exec_range(R, in, in + 1, 1);
 }
 
 /* Sets up a run of the element-wise fast path at the loop values in idx:
@@ -10237,13 +10306,13 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
     tc__vm_thread *T = R->T;
     const tc__vm_ins *in;
     size_t esz = tc_dtype_size(vs->vdt);
-    unsigned src[4], scalar = TC__VM_NONE;
-    int ns = 0, k;
+    unsigned src[4], scalar;
+    int ns, k;
     for (in = vs->ins + vs->n_pro; in < op; in++) {
         const tc__vm_rplan *rp;
         const unsigned char *p;
-        if (in->op != TC_OP_LOAD) { /* on row-uniform values: lane 0 */
-            if (!tc__vm_uniform_scalar(T, in)) tc__vm_exec_range(R, in, in + 1, 1);
+        if (in->op != TC_OP_LOAD) {
+            tc__vm_ew_uniform_step(R, in);
             continue;
         }
         rp = &sp->reads[in->b];
@@ -10252,32 +10321,32 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
             p = T->rowp[k] += rp->lstride[tc__vm_row_loop(sp)] * (int64_t)esz;
         else
             p = T->rowp[k] = T->ptr[rp->tensor] + tc__vm_read_offset(sp, rp, T->idx) * (int64_t)esz;
-        if (rp->lstride[sp->lane] == 0) { /* one value per row (its mean): lane 0 */
-            T->rp[in->a] = TC__VM_REG(T, in->a);
-            memcpy(T->rp[in->a], p, esz);
-            T->uni[in->a] = (unsigned char)(TC__VM_UNI | esz);
-        } else {
-            T->rp[in->a] = (void *)(uintptr_t)p; /* read only */
-            T->uni[in->a] = 0;
-        }
+        tc__vm_ew_load(T, in->a, p, rp->lstride[sp->lane] == 0, esz);
     }
-    if (op == vs->ins + vs->n_ins) return scalar; /* a bare load */
-    src[ns++] = op->b;
-    for (in = op; in <= last; in++)
-        if (in != op || !tc__vm_ew_split(T, op, last)) src[ns++] = in->c;
-    if (T->uni[src[ns - 1]] & TC__VM_UNI && (op != last || tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt)))
-        scalar = src[--ns];
-    if (op == last && scalar == TC__VM_NONE && (T->uni[op->b] & TC__VM_UNI) &&
-        tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt)) {
-        scalar = op->b; /* 2 - x: a scalar first operand */
-        src[0] = op->c;
-    }
+    if (op == vs->ins + vs->n_ins) return TC__VM_NONE; /* a bare load */
+    scalar = tc__vm_ew_operands(T, op, last, src, &ns);
     for (k = 0; k < ns; k++) /* every run: the last one may have filled fewer lanes */
         if (T->uni[src[k]] & TC__VM_UNI) {
             tc__k_fill(tc_dtype_size((tc_dtype)op->dt), T->rp[src[k]], T->rp[src[k]], n);
             T->uni[src[k]] = TC__VM_UNI;
         }
     return scalar;
+}
+
+/* The same for row `R->row` of a row group run row by row, where the op
+   reads no uniform value but its scalar, so nothing is spread
+   (tc__vm_plan_row_stmt): the loads and steps on uniform values planned
+   for it, each load's pointer the tensor's plus its row's offset. */
+TC__PRIVATE unsigned tc__vm_row_setup(tc__vm_run *R) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_rowstep *s, *end = sp->rsteps + sp->n_rsteps;
+    tc__vm_thread *T = R->T;
+    size_t esz = tc_dtype_size(sp->vs->vdt);
+    for (s = sp->rsteps; s < end; s++) {
+        if (s->tensor < 0) tc__vm_ew_uniform_step(R, s->in);
+        else tc__vm_ew_load(T, s->in->a, T->ptr[s->tensor] + s->off + R->row * s->step, s->uniform, esz);
+    }
+    return sp->row_scalar;
 }
 
 /* Links [op, last] of a chain on n lanes into d (float32; one link: a
@@ -10324,22 +10393,40 @@ TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op
    scalar kernels (tc__k_div_uni_f32); a chain's first or last link in the
    chain's one pass (tc__k_chain_div_uni_f32: the stencil's (a + b + c) /
    3, where two passes measured 20% slower than dividing). */
+/* The scalar of a chain's last link, into *sv (NULL when there is none),
+   and that link's op: dividing by a power of two, multiplying by its
+   reciprocal. */
+TC__PRIVATE const float *tc__vm_ew_last_scalar(const tc__vm_thread *T, const tc__vm_ins *last, unsigned scalar,
+                                               int *last_op, float *sv) {
+    *last_op = last->op;
+    if (scalar == TC__VM_NONE) return NULL;
+    memcpy(sv, T->rp[scalar], sizeof *sv);
+    if (*last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(sv)) *last_op = TC_OP_MUL;
+    return sv;
+}
+
+/* A chain that divides first by a lane-uniform value (tc__vm_ew_split) in
+   one pass on n lanes into d; 0 where the kernel declines. */
+TC__PRIVATE int tc__vm_ew_split_chain(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
+                                      unsigned scalar, void *d, int n) {
+    int last_op;
+    float sv;
+    const float *t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv);
+    return tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n);
+}
+
 TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                               unsigned scalar, void *d, void *tmp, int n) {
     const void *const *rp = (const void *const *)T->rp;
-    const float *t = NULL; /* the last link's scalar */
-    int last_op = last->op;
+    const float *t; /* the last link's scalar */
+    int last_op;
     float sv;
     if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
         tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, rp[scalar == op->b ? op->c : op->b],
                             rp[scalar], scalar == op->b, n);
         return;
     }
-    if (scalar != TC__VM_NONE) {
-        memcpy(&sv, rp[scalar], sizeof sv);
-        if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
-        t = &sv;
-    }
+    t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv);
     if (tc__vm_ew_split(T, op, last)) { /* d / sqrt(var + eps) * g + b */
         if (tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n)) return;
         tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, rp[op->b], rp[op->c], 0, n);
@@ -10364,26 +10451,31 @@ TC__PRIVATE int tc__vm_lane_width(const tc__vm_splan *sp) {
    bare load (any reduction), or for a sum one + - * / or a pair of a
    chain, every operand a row in memory or the scalar. 0: not such a run;
    1: run, acc holds the partials; 2: run and folded, acc[0] the value. */
-TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
-                                     unsigned scalar, int64_t total, void *acc, const void *id) {
-    const tc__vm_splan *sp = R->sp;
-    const tc__vm_thread *T = R->T;
-    const void *const *rp = (const void *const *)T->rp;
-    const void *b = NULL, *c = NULL;
-    int code, last_op = last->op;
-    float sv, z;
-    if (sp->vs->vdt != TC_FLOAT32 || sp->ew_call || total > INT_MAX) return 0;
-    memcpy(&z, id, sizeof z);
-    if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
-        return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, z, (float *)acc,
-                                          (const float *)rp[last->a], NULL, NULL, NULL, (int)total);
-    }
+TC__PRIVATE int tc__vm_ew_reduce_row_ok(const tc__vm_splan *sp, const tc__vm_thread *T, const tc__vm_ins *op,
+                                        const tc__vm_ins *last, unsigned scalar) {
+    if (sp->vs->vdt != TC_FLOAT32 || sp->ew_call) return 0;
+    if (op == sp->vs->ins + sp->vs->n_ins) return 1; /* a bare load */
     if (sp->st->reduce != TC_REDUCE_SUM || op->dt != TC_FLOAT32 || last > op + 1 ||
         T->uni[op->b] || scalar == op->b || tc__vm_ew_split(T, op, last))
         return 0;
-    if (op->op < TC_OP_ADD || op->op > TC_OP_DIV || last_op < TC_OP_ADD || last_op > TC_OP_DIV) return 0;
+    if (op->op < TC_OP_ADD || op->op > TC_OP_DIV || last->op < TC_OP_ADD || last->op > TC_OP_DIV) return 0;
     if (op != last && T->uni[op->c]) return 0;
-    if (scalar != last->c && T->uni[last->c]) return 0;
+    return scalar == last->c || !T->uni[last->c];
+}
+/* ... run, where tc__vm_ew_reduce_row_ok says it may be (the scalar's
+   value may still decline it). */
+TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
+                                         unsigned scalar, int n, void *acc, const void *id) {
+    const tc__vm_splan *sp = R->sp;
+    const void *const *rp = (const void *const *)R->T->rp;
+    const void *b = NULL, *c = NULL;
+    int code, last_op = last->op;
+    float sv, z;
+    memcpy(&z, id, sizeof z);
+    if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
+        return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, z, (float *)acc,
+                                          (const float *)rp[last->a], NULL, NULL, NULL, n);
+    }
     if (scalar != TC__VM_NONE) {
         memcpy(&sv, rp[scalar], sizeof sv);
         if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
@@ -10394,18 +10486,26 @@ TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const 
     if (op != last) c = rp[last->c];
     return 1 + tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, z, (float *)acc, (const float *)rp[op->b],
                                       (const float *)b, (const float *)c,
-                                      scalar != TC__VM_NONE ? &sv : NULL, (int)total);
+                                      scalar != TC__VM_NONE ? &sv : NULL, n);
+}
+TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
+                                     unsigned scalar, int64_t total, void *acc, const void *id) {
+    if (total > INT_MAX || !tc__vm_ew_reduce_row_ok(R->sp, R->T, op, last, scalar)) return 0;
+    return tc__vm_ew_reduce_row_run(R, op, last, scalar, (int)total, acc, id);
 }
 
 /* The op and builtin of the element-wise path are exp(x - s) or
    exp(x + s), s the scalar: tc__math_block_exp_of runs both at once. */
+TC__PRIVATE int tc__vm_ew_is_exp_of(const tc__vm_ins *op, const tc__vm_ins *last, unsigned scalar) {
+    const tc__vm_ins *call = last + 1;
+    return op == last && scalar != TC__VM_NONE && scalar == op->c && op->dt == TC_FLOAT32 &&
+           (op->op == TC_OP_SUB || op->op == TC_OP_ADD) && call->op == TC_OP_CALL &&
+           call->dt == TC_FLOAT32 && call->dt2 == TC_BUILTIN_EXP && call->b == op->a;
+}
+/* ... and then s, that scalar's value. */
 TC__PRIVATE int tc__vm_ew_exp_of(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                                  unsigned scalar, float *s) {
-    const tc__vm_ins *call = last + 1;
-    if (op != last || scalar == TC__VM_NONE || scalar != op->c || op->dt != TC_FLOAT32 ||
-        (op->op != TC_OP_SUB && op->op != TC_OP_ADD) || call->op != TC_OP_CALL ||
-        call->dt != TC_FLOAT32 || call->dt2 != TC_BUILTIN_EXP || call->b != op->a)
-        return 0;
+    if (!tc__vm_ew_is_exp_of(op, last, scalar)) return 0;
     memcpy(s, T->rp[scalar], sizeof *s);
     return 1;
 }
@@ -10462,7 +10562,8 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1 - sp->ew_call; /* the op's last link */
     size_t esz = tc_dtype_size(vs->vdt);
     unsigned char *w = acc ? NULL : tc__vm_ew_row_ptr(R);
-    unsigned scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
+    unsigned scalar = R->by_row && sp->rsteps ? tc__vm_row_setup(R)
+                                              : tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     float sv = 0.0f;
     int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv), ab_folded = 0;
@@ -10512,16 +10613,62 @@ TC__PRIVATE void tc__vm_lane_store(tc__vm_run *R, void *acc) {
 /* One output element of a reduction on the element-wise fast path: the
    row's blocks reduced into acc's lanes, folded, stored (the operations and
    order of tc__vm_lane_reduce). */
-TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
+TC__PRIVATE void tc__vm_ew_reduce_store(tc__vm_run *R, unsigned char *acc, int folded, unsigned char *w) {
     const tc__vm_splan *sp = R->sp;
-    unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, sp->vs->n_regs), h[8];
-    unsigned char *w = tc__vm_ew_row_ptr(R);
-    if (tc__vm_ew_run(R, tc__vm_extent(sp, sp->lane), acc, id) != 2) { /* not folded yet */
+    unsigned char h[8];
+    if (!folded) {
         tc__k_fold(sp->vs->vdt, sp->st->reduce, acc, tc__vm_lane_width(sp), h);
         acc = h;
     }
     tc__k_store(R->P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, w, 0,
                 acc, 1);
+}
+TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
+    unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, R->sp->vs->n_regs);
+    unsigned char *w = tc__vm_ew_row_ptr(R);
+    tc__vm_ew_reduce_store(R, acc, tc__vm_ew_run(R, tc__vm_extent(R->sp, R->sp->lane), acc, id) == 2, w);
+}
+
+/* Row R->row of a statement of a row group run row by row
+   (tc__vm_group_rows): the call its form planned (tc__vm_plan_row_stmt)
+   makes the one tc__vm_ew_run would make for the whole row; the generic
+   run where there is none, or the form declines. */
+TC__PRIVATE void tc__vm_row_stmt(tc__vm_run *R, const void *id) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_stmt *vs = sp->vs;
+    tc__vm_thread *T = R->T;
+    const tc__vm_ins *op = vs->ins + sp->ew_op, *last = vs->ins + vs->n_ins - 1 - sp->ew_call;
+    unsigned char *w = T->ptr[sp->wt] + sp->w_off + R->row * sp->w_step;
+    unsigned char *acc = (unsigned char *)TC__VM_REG(T, vs->n_regs), ab_id[8];
+    unsigned scalar;
+    float sv;
+    int r;
+    if (sp->row_form == TC__VM_ROW_GENERIC) {
+        if (sp->lane_red) tc__vm_ew_reduce(R, id);
+        else tc__vm_ew_run(R, tc__vm_extent(sp, 1), NULL, NULL);
+        return;
+    }
+    scalar = tc__vm_row_setup(R);
+    if (sp->row_form == TC__VM_ROW_REDUCE) {
+        r = tc__vm_ew_reduce_row_run(R, op, last, scalar, sp->row_n, acc, id);
+        if (r) tc__vm_ew_reduce_store(R, acc, r == 2, w);
+        else tc__vm_ew_reduce(R, id); /* declined: the same setup again, then blocks */
+        return;
+    }
+    if (sp->row_form == TC__VM_ROW_SPLIT) {
+        if (!tc__vm_ew_split_chain(T, op, last, scalar, w, sp->row_n)) tc__vm_ew_run(R, sp->row_n, NULL, NULL);
+        return;
+    }
+    if (sp->row_form == TC__VM_ROW_EXP) {
+        memcpy(&sv, T->rp[scalar], sizeof sv);
+        tc__math_block_exp_of((float *)(void *)w, (const float *)T->rp[op->b], op->op, sv, sp->row_n);
+    } else {
+        tc__vm_ew_op(T, op, last, scalar, w, TC__VM_REG(T, vs->n_regs + 1), sp->row_n);
+    }
+    if (sp->absorb) {
+        tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
+        tc__vm_ew_absorb_store(R, tc__vm_ew_absorb(R, ab_id, (const float *)(const void *)w, 0, sp->row_n, 1));
+    }
 }
 
 /* Items of the element-wise fast path: each row's run of blocks in one go;
@@ -11260,6 +11407,103 @@ TC__PRIVATE void tc__vm_plan_absorb(tc_plan *P) {
             }
 }
 
+/* A row group whose every statement that runs takes a whole row a call on
+   the element-wise path (two loops: the rows, then the lanes) runs row by
+   row (tc__vm_group_rows): one row through each statement in turn, so what
+   a statement writes is read from the first-level cache by the next. */
+TC__PRIVATE int tc__vm_rows_ok(const tc_plan *P, int g) {
+    int t;
+    for (t = g; t < P->group_end[g]; t++) {
+        const tc__vm_splan *sp = &P->stmts[t];
+        if (sp->empty || sp->absorbed) continue;
+        if (!sp->ew || sp->n_loops != 2 || sp->lane != 1 || sp->stream) return 0;
+    }
+    return P->group_end[g] > g + 1;
+}
+
+/* A statement of a row group run row by row: where it writes each row,
+   and, when its op reads no uniform value but its scalar (so no run
+   spreads one: tc__vm_ew_setup), the loads and uniform steps before the op
+   with their rows' offsets, the scalar, and the call a row makes, found
+   from which registers are uniform (those of the prologue, one-value-a-row
+   loads, the steps on them) as a run finds them. uni: scratch, a byte per
+   register. */
+TC__PRIVATE tc_status tc__vm_plan_row_stmt(tc_plan *P, tc__vm_splan *sp, unsigned char *uni) {
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_ins *in, *op = vs->ins + sp->ew_op, *last = vs->ins + vs->n_ins - 1 - sp->ew_call;
+    const tc_ir_tensor *w = &P->ir->tensors[sp->wt];
+    int64_t esz = (int64_t)tc_dtype_size(vs->vdt), wsz = (int64_t)tc_dtype_size(w->dtype);
+    tc__vm_thread T;
+    unsigned src[4];
+    int ns, k;
+    sp->w_off = w->rank > 1 ? sp->lo[1] * P->ts[sp->wt][1] * wsz : 0;
+    sp->w_step = P->ts[sp->wt][0] * wsz;
+    memset(&T, 0, sizeof T);
+    memset(uni, 0, (size_t)P->vm->max_regs + 2);
+    T.uni = uni;
+    for (in = vs->ins; in < op; in++) {
+        if (in->op == TC_OP_GOFF || in->op == TC_OP_GIDX || in->op == TC_OP_GLOAD || in->op == TC_OP_COUNT)
+            return TC_OK; /* not uniform: the generic run */
+        uni[in->a] = in->op == TC_OP_LOAD && in >= vs->ins + vs->n_pro && sp->reads[in->b].lstride[1] != 0
+                         ? 0 : TC__VM_UNI;
+    }
+    sp->row_scalar = TC__VM_NONE;
+    if (op < vs->ins + vs->n_ins) {
+        sp->row_scalar = tc__vm_ew_operands(&T, op, last, src, &ns);
+        for (k = 0; k < ns; k++)
+            if (uni[src[k]]) return TC_OK; /* spread on every run */
+    }
+    if (tc__vm_extent(sp, 1) > INT_MAX) return TC_OK;
+    sp->row_n = (int)tc__vm_extent(sp, 1);
+    if (sp->lane_red) {
+        if (tc__vm_ew_reduce_row_ok(sp, &T, op, last, sp->row_scalar)) sp->row_form = TC__VM_ROW_REDUCE;
+    } else if (tc__vm_ew_is_exp_of(op, last, sp->row_scalar)) {
+        sp->row_form = TC__VM_ROW_EXP;
+    } else if (!sp->ew_call && tc__vm_ew_no_regs(&T, op, last, sp->row_scalar)) {
+        sp->row_form = TC__VM_ROW_OP;
+    } else if (!sp->ew_call && !sp->absorb && tc__vm_ew_split(&T, op, last) && op->dt == TC_FLOAT32 &&
+               last <= op + 2) {
+        sp->row_form = TC__VM_ROW_SPLIT;
+    }
+    sp->n_rsteps = sp->ew_op - vs->n_pro;
+    sp->rsteps = (tc__vm_rowstep *)tc__plan_alloc(P, (size_t)sp->n_rsteps + 1, sizeof(tc__vm_rowstep));
+    if (!sp->rsteps) return TC_ERR_OUT_OF_MEMORY;
+    for (k = 0; k < sp->n_rsteps; k++) {
+        tc__vm_rowstep *st = &sp->rsteps[k];
+        st->in = vs->ins + vs->n_pro + k;
+        st->tensor = -1;
+        if (st->in->op == TC_OP_LOAD) {
+            const tc__vm_rplan *rp = &sp->reads[st->in->b];
+            st->tensor = rp->tensor;
+            st->uniform = rp->lstride[1] == 0;
+            st->off = (rp->c0 + rp->lstride[1] * sp->lo[1]) * esz;
+            st->step = rp->lstride[0] * esz;
+        }
+    }
+    return TC_OK;
+}
+
+TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P) {
+    int g, t, slots = 0, n = P->ir->n_stmts;
+    unsigned char *uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
+    P->group_rows = (unsigned char *)tc__plan_alloc(P, (size_t)n + 1, 1);
+    P->saved0 = (int *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int));
+    if (!P->group_rows || !P->saved0 || !uni) return TC_ERR_OUT_OF_MEMORY;
+    for (g = 0; g < n; g = P->group_end[g]) {
+        P->group_rows[g] = (unsigned char)tc__vm_rows_ok(P, g);
+        for (t = g; t < P->group_end[g] && P->group_rows[g]; t++)
+            if (!P->stmts[t].empty && !P->stmts[t].absorbed &&
+                tc__vm_plan_row_stmt(P, &P->stmts[t], uni) != TC_OK)
+                return TC_ERR_OUT_OF_MEMORY;
+    }
+    for (t = 0; t < n; t++) { /* a slot per prologue instruction, one for the identity */
+        P->saved0[t] = slots;
+        slots += P->stmts[t].vs->n_pro + 1;
+    }
+    P->saved0[n] = slots;
+    return TC_OK;
+}
+
 /* Tensor t (a temporary or a discarded output, rank 2 or more) needs only
    the rows of the chunk a thread is on when one row group alone touches
    it and the first of its statements to touch it writes those rows whole
@@ -11302,7 +11546,7 @@ TC__PRIVATE tc_status tc__vm_plan_staging(tc_plan *P) {
         P->stage_group[t] = g;
         if (g < 0) continue;
         ch = P->group_chunks[g];
-        rows = (tc__vm_extent(&P->stmts[g], 0) + ch - 1) / ch;
+        rows = P->group_rows[g] ? 1 : (tc__vm_extent(&P->stmts[g], 0) + ch - 1) / ch;
         P->stage_bytes[t] = rows * P->ts[t][0] * (int64_t)tc_dtype_size(ir->tensors[t].dtype);
     }
     return TC_OK;
@@ -11334,8 +11578,9 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         P->threads[i].rp = (void **)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, sizeof(void *));
         P->threads[i].rowp = (const unsigned char **)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(void *));
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
+        P->threads[i].saved = (unsigned char *)tc__plan_alloc(P, (size_t)P->saved0[P->ir->n_stmts], 16);
         if (!r || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
-            !P->threads[i].uni || !P->threads[i].rowp)
+            !P->threads[i].uni || !P->threads[i].rowp || !P->threads[i].saved)
             return TC_ERR_OUT_OF_MEMORY;
         P->threads[i].regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
     }
@@ -11373,7 +11618,7 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
         if ((rc = tc__vm_plan_stmt(P, i, err)) != TC_OK) return rc;
     if (tc__vm_plan_groups(P) != TC_OK) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     tc__vm_plan_absorb(P);
-    if (tc__vm_plan_staging(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
+    if (tc__vm_plan_group_rows(P) != TC_OK || tc__vm_plan_staging(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = ir->n_inputs; i < ir->n_tensors; i++) { /* temporaries and discarded outputs */
         if ((i < ir->n_inputs + ir->n_outputs && !P->discard[i - ir->n_inputs]) ||
@@ -11432,6 +11677,60 @@ typedef struct tc__vm_job {
     int failed;
 } tc__vm_job;
 
+/* Staged rows (tc__vm_plan_staging): row `row` of tensor t is the first of
+   this thread's buffer. */
+TC__PRIVATE void tc__vm_stage_at(tc__vm_run *R, int g, int64_t row) {
+    const tc_plan *P = R->P;
+    int t;
+    for (t = 0; t < P->ir->n_tensors; t++)
+        if (P->stage_group[t] == g)
+            R->T->ptr[t] = (unsigned char *)((uintptr_t)R->T->stage[t] -
+                                             (uintptr_t)(row * P->ts[t][0] *
+                                                         (int64_t)tc_dtype_size(P->ir->tensors[t].dtype)));
+}
+
+/* Rows [r0, r1) of a row group run row by row (tc__vm_rows_ok): each
+   statement's prologue runs once and its registers are kept aside, then
+   put back before each of its rows, since the statements' registers
+   overlap. */
+TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r0, int64_t r1) {
+    const tc_plan *P = R->P;
+    tc__vm_thread *T = R->T;
+    int64_t i;
+    int t, k;
+    for (t = J->g0; t < J->g1; t++) {
+        const tc__vm_splan *sp = &P->stmts[t];
+        unsigned char *sv = T->saved + (size_t)P->saved0[t] * 16;
+        if (sp->empty || sp->absorbed) continue;
+        R->sp = sp;
+        tc__vm_prologue(R);
+        for (k = 0; k < sp->vs->n_pro; k++, sv += 16) {
+            memcpy(sv, TC__VM_REG(T, sp->vs->ins[k].a), 8);
+            sv[8] = T->uni[sp->vs->ins[k].a];
+        }
+        tc__vm_identity(sp->vs->vdt, sp->st->reduce, sv);
+    }
+    for (i = P->stmts[J->g0].lo[0] + r0; i < P->stmts[J->g0].lo[0] + r1; i++) {
+        tc__vm_stage_at(R, J->g0, i);
+        for (t = J->g0; t < J->g1; t++) {
+            const tc__vm_splan *sp = &P->stmts[t];
+            const unsigned char *sv = T->saved + (size_t)P->saved0[t] * 16;
+            if (sp->empty || sp->absorbed) continue;
+            R->sp = sp;
+            for (k = 0; k < sp->vs->n_pro; k++, sv += 16) {
+                unsigned a = sp->vs->ins[k].a;
+                memcpy(TC__VM_REG(T, a), sv, 8);
+                T->rp[a] = TC__VM_REG(T, a);
+                T->uni[a] = sv[8];
+            }
+            T->idx[0] = i;
+            T->idx[1] = sp->lo[1];
+            R->row = i;
+            tc__vm_row_stmt(R, sv);
+        }
+    }
+}
+
 /* Chunk c of a row group: rows [r0, r1) of the shared first loop through
    every statement of the group in order, so the rows a statement writes
    are still in cache when the next one reads them. */
@@ -11441,11 +11740,13 @@ TC__PRIVATE int tc__vm_group_chunk(tc__vm_run *R, const tc__vm_job *J, int64_t c
     int64_t E = tc__vm_extent(s0, 0), q = E / J->n_chunks, r = E % J->n_chunks;
     int64_t r0 = c * q + (c < r ? c : r), r1 = r0 + q + (c < r);
     int t;
-    for (t = 0; t < P->ir->n_tensors; t++) /* staged rows: row lo + r0 is the buffer's first */
-        if (P->stage_group[t] == J->g0)
-            R->T->ptr[t] = (unsigned char *)((uintptr_t)R->T->stage[t] -
-                                             (uintptr_t)((s0->lo[0] + r0) * P->ts[t][0] *
-                                                         (int64_t)tc_dtype_size(P->ir->tensors[t].dtype)));
+    if (P->group_rows[J->g0]) {
+        R->by_row = 1;
+        tc__vm_group_rows(R, J, r0, r1);
+        R->by_row = 0;
+        return 1;
+    }
+    tc__vm_stage_at(R, J->g0, s0->lo[0] + r0); /* row lo + r0 is the buffer's first */
     for (t = J->g0; t < J->g1; t++) {
         const tc__vm_splan *sp = &P->stmts[t];
         int64_t ipr = sp->n_items / E;
@@ -11465,6 +11766,8 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     R.T = &J->P->threads[tid];
     R.check = J->check;
     R.next_row = 0;
+    R.by_row = 0;
+    R.row = 0;
     memcpy(R.T->ptr, J->P->ptr, sizeof(void *) * (size_t)J->P->ir->n_tensors);
     for (;;) {
         int64_t c;
