@@ -9061,6 +9061,7 @@ typedef struct tc__vm_rowstep { /* before the op of a statement run row by row: 
     const struct tc__vm_ins *in; /* a load, or a step on uniform values (tensor < 0) */
     int tensor, uniform;
     int64_t off, step;  /* bytes from the tensor's start to row 0's first lane, a row's step */
+    int bytes;          /* a row's (its lanes') */
 } tc__vm_rowstep;
 
 typedef struct tc__vm_splan {
@@ -9107,6 +9108,9 @@ typedef struct tc__vm_splan {
     int n_rsteps;
     unsigned row_scalar;   /* ... the op's scalar (tc__vm_ew_operands) */
     int row_form, row_n;   /* ... the call a row makes (TC__VM_ROW_*), the lanes of a row */
+    tc__vm_rowstep *row_pf; /* the group's first statement: the rows from memory the group
+                               loads, each fetched a row ahead (tc__vm_plan_row_prefetch) */
+    int n_row_pf;
 } tc__vm_splan;
 
 typedef struct tc__vm_thread {
@@ -11478,19 +11482,54 @@ TC__PRIVATE tc_status tc__vm_plan_row_stmt(tc_plan *P, tc__vm_splan *sp, unsigne
             st->uniform = rp->lstride[1] == 0;
             st->off = (rp->c0 + rp->lstride[1] * sp->lo[1]) * esz;
             st->step = rp->lstride[0] * esz;
+            st->bytes = sp->row_n * (int)esz;
         }
     }
     return TC_OK;
 }
 
-TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P) {
+/* The rows a row group run row by row loads from memory (not a staged
+   tensor's, not one row for all): after the group's first statement on a
+   row, the next row of each is prefetched. On the kernels alone (softmax,
+   layernorm: 4096 rows of 1024) that took a row 15 to 18% less time; the
+   hardware prefetchers start again on each 4 KB page, and a row is one. */
+TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
+    tc__vm_splan *s0 = &P->stmts[g];
+    int t, k, q, n = 0;
+    for (t = g; t < P->group_end[g]; t++) n += P->stmts[t].n_rsteps;
+    s0->row_pf = (tc__vm_rowstep *)tc__plan_alloc(P, (size_t)n + 1, sizeof(tc__vm_rowstep));
+    if (!s0->row_pf) return TC_ERR_OUT_OF_MEMORY;
+    for (t = g; t < P->group_end[g]; t++)
+        for (k = 0; k < P->stmts[t].n_rsteps; k++) {
+            const tc__vm_rowstep *st = &P->stmts[t].rsteps[k];
+            if (st->tensor < 0 || st->uniform || st->step == 0 || P->stage_group[st->tensor] >= 0) continue;
+            for (q = 0; q < s0->n_row_pf; q++) /* once a row */
+                if (s0->row_pf[q].tensor == st->tensor && s0->row_pf[q].off == st->off) break;
+            if (q < s0->n_row_pf) continue;
+            s0->row_pf[s0->n_row_pf++] = *st;
+        }
+    return TC_OK;
+}
+
+/* A chunk of a row group run row by row has TC__VM_ROW_CHUNK rows or
+   more: where two threads' chunks meet, the one value a row outputs they
+   write (mean, var) share cache lines, which then go back and forth
+   between the cores, and the next row's prefetch is the other thread's.
+   Layernorm of 4096 rows at 2 threads: 1.05 ms in chunks of 8 rows,
+   0.90 ms in chunks of 64, 0.87 to 0.90 ms in chunks of 128 to 512. */
+#define TC__VM_ROW_CHUNK 64
+
+TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P, int nt) {
     int g, t, slots = 0, n = P->ir->n_stmts;
     unsigned char *uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
     P->group_rows = (unsigned char *)tc__plan_alloc(P, (size_t)n + 1, 1);
     P->saved0 = (int *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int));
     if (!P->group_rows || !P->saved0 || !uni) return TC_ERR_OUT_OF_MEMORY;
     for (g = 0; g < n; g = P->group_end[g]) {
+        int64_t most = tc__vm_extent(&P->stmts[g], 0) / TC__VM_ROW_CHUNK;
         P->group_rows[g] = (unsigned char)tc__vm_rows_ok(P, g);
+        if (most < 2 * (int64_t)nt) most = 2 * (int64_t)nt; /* still a share for every thread */
+        if (P->group_rows[g] && P->group_chunks[g] > most) P->group_chunks[g] = most;
         for (t = g; t < P->group_end[g] && P->group_rows[g]; t++)
             if (!P->stmts[t].empty && !P->stmts[t].absorbed &&
                 tc__vm_plan_row_stmt(P, &P->stmts[t], uni) != TC_OK)
@@ -11549,6 +11588,13 @@ TC__PRIVATE tc_status tc__vm_plan_staging(tc_plan *P) {
         rows = P->group_rows[g] ? 1 : (tc__vm_extent(&P->stmts[g], 0) + ch - 1) / ch;
         P->stage_bytes[t] = rows * P->ts[t][0] * (int64_t)tc_dtype_size(ir->tensors[t].dtype);
     }
+    return TC_OK;
+}
+
+TC__PRIVATE tc_status tc__vm_plan_prefetches(tc_plan *P) {
+    int g;
+    for (g = 0; g < P->ir->n_stmts; g = P->group_end[g])
+        if (P->group_rows[g] && tc__vm_plan_row_prefetch(P, g) != TC_OK) return TC_ERR_OUT_OF_MEMORY;
     return TC_OK;
 }
 
@@ -11618,7 +11664,8 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
         if ((rc = tc__vm_plan_stmt(P, i, err)) != TC_OK) return rc;
     if (tc__vm_plan_groups(P) != TC_OK) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     tc__vm_plan_absorb(P);
-    if (tc__vm_plan_group_rows(P) != TC_OK || tc__vm_plan_staging(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
+    if (tc__vm_plan_group_rows(P, nt) != TC_OK || tc__vm_plan_staging(P) != TC_OK ||
+        tc__vm_plan_prefetches(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = ir->n_inputs; i < ir->n_tensors; i++) { /* temporaries and discarded outputs */
         if ((i < ir->n_inputs + ir->n_outputs && !P->discard[i - ir->n_inputs]) ||
@@ -11695,9 +11742,10 @@ TC__PRIVATE void tc__vm_stage_at(tc__vm_run *R, int g, int64_t row) {
    overlap. */
 TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r0, int64_t r1) {
     const tc_plan *P = R->P;
+    const tc__vm_splan *s0 = &P->stmts[J->g0];
     tc__vm_thread *T = R->T;
     int64_t i;
-    int t, k;
+    int t, k, first;
     for (t = J->g0; t < J->g1; t++) {
         const tc__vm_splan *sp = &P->stmts[t];
         unsigned char *sv = T->saved + (size_t)P->saved0[t] * 16;
@@ -11710,9 +11758,9 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
         }
         tc__vm_identity(sp->vs->vdt, sp->st->reduce, sv);
     }
-    for (i = P->stmts[J->g0].lo[0] + r0; i < P->stmts[J->g0].lo[0] + r1; i++) {
+    for (i = s0->lo[0] + r0; i < s0->lo[0] + r1; i++) {
         tc__vm_stage_at(R, J->g0, i);
-        for (t = J->g0; t < J->g1; t++) {
+        for (t = J->g0, first = 1; t < J->g1; t++) {
             const tc__vm_splan *sp = &P->stmts[t];
             const unsigned char *sv = T->saved + (size_t)P->saved0[t] * 16;
             if (sp->empty || sp->absorbed) continue;
@@ -11727,6 +11775,10 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
             T->idx[1] = sp->lo[1];
             R->row = i;
             tc__vm_row_stmt(R, sv);
+            for (k = 0; first && i + 1 < s0->hi[0] && k < s0->n_row_pf; k++) /* the next row */
+                tc__vm_prefetch(T->ptr[s0->row_pf[k].tensor], s0->row_pf[k].off + (i + 1) * s0->row_pf[k].step,
+                                s0->row_pf[k].bytes, 0);
+            first = 0;
         }
     }
 }
