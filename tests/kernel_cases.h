@@ -113,6 +113,21 @@ typedef struct kc_case {
     "def divc(" T "(M,N) X) -> (a, b, c, d, e, f) {\n"                                             \
     "    a(i,j) = X(i,j) / 3.0\n    b(i,j) = X(i,j) / -0.1\n    c(i,j) = X(i,j) / 1e-40\n"         \
     "    d(i,j) = X(i,j) / 1e30\n    e(i,j) = X(i,j) / 7.0e11\n    f(i,j) = X(i,j) / -1.2e-12\n}\n"
+#define KC_ROWS_FORMS                                                                              \
+    "def rf(float(M,N) X, float(N) g, float(M) m) -> (a, s, t, y, z) {\n"                            \
+    "    a(i) +=! X(i,j) / 3.0 where j in 1:N\n"                                                    \
+    "    s(i) max=! X(i,j) * g(j)\n"                                                                \
+    "    e(i,j) = exp(X(i,j) - s(i))\n"                                                             \
+    "    t(i) +=! e(i,j)\n"                                                                         \
+    "    y(i,j) = e(i,j) / sqrt(t(i) + 2.0) * g(j) - 0.5 where j in 3:N\n"                           \
+    "    z(i,j) = m(i) * X(i,j) + a(i)\n}\n"
+#define KC_ROWS_OFFSET                                                                             \
+    "def ro(float(M,N) X, float(M) m, float(N) g) -> (y, z) {\n"                                   \
+    "    y(i,j) = X(i,j) * m(i) where i in 3:M, j in 2:N\n"                                         \
+    "    z(i,j) = y(i,j) / m(i) * g(j) + X(i,j) where i in 3:M, j in 2:N\n}\n"
+#define KC_ROWS_DIVU                                                                               \
+    "def rdv(float(M,N) X, float(M) s, float(N) g) -> (y, z) {\n"                                 \
+    "    y(i,j) = X(i,j) / s(i) * g(j) + 1.5\n    z(i,j) = X(i,j) / s(i) - g(j)\n}\n"
 /* the row lengths around the 512-lane block: one case each */
 #define KC_DIV_ROWS(fam, src, M, rg)                                                               \
     {fam, src, "M=" M " N=1", rg, KC_EXACT, 0}, {fam, src, "M=" M " N=15", rg, KC_EXACT, 0},     \
@@ -503,6 +518,16 @@ static const kc_case kc_cases[] = {
     {"ew-uniform-call",
      "def euc(float(M,N) X, float(M) m) -> (e) { e(i,j) = exp(X(i,j) - m(i)) }",
      "M=5 N=700", "X=-4:4 m=-1:1", KC_LOOSE, 0},
+    /* a row group run row by row (tc__vm_group_rows), lanes from 0, 1 or 3:
+       each call a row makes (one-pass reductions, declined for / 3.0; exp(x -
+       s) with the sum absorbed; a chain dividing first by a uniform value,
+       its scalar last), a generic reduction, a spread uniform value (m), a
+       staged temporary (e) */
+    {"rows-forms", KC_ROWS_FORMS, "M=40 N=700", "X=-4:4 g=0.5:1.5 m=-1:1", KC_REDUCE, 0},
+    /* ... the chain dividing first declines for some rows (wide values) */
+    {"rows-divu", KC_ROWS_DIVU, "M=60 N=530", "X=^! s=~! g=-2:2", KC_EXACT, 0},
+    /* ... rows and lanes from an offset (where i in 3:M, j in 2:N) */
+    {"rows-offset", KC_ROWS_OFFSET, "M=40 N=600", "X=-4:4 m=0.5:2 g=-2:2", KC_EXACT, 0},
     {"ew-chunks-mid-row", /* chunks of the split end inside rows */
      "def ecm(float(M,N) X, float(M,N) A, float(M) m) -> (y, z) {\n"
      "    y(i,j) = (X(i,j) - A(i,j)) * X(i,j) + A(i,j)\n"

@@ -65,6 +65,9 @@ static const kc_case kt_cases[] = {
     {"divu-f64", KC_DIVU("double"), "M=200 N=1030", "X=^! s=~!", KC_EXACT, 0},
     {"divu-affine", KC_DIVU_AFFINE("float"), "M=200 N=1100", "X=^! s=~! g=-2:2 b=-1:1", KC_EXACT,
      0},
+    {"rows-forms", KC_ROWS_FORMS, "M=300 N=700", "X=-4:4 g=0.5:1.5 m=-1:1", KC_REDUCE, 0},
+    {"rows-divu", KC_ROWS_DIVU, "M=300 N=530", "X=^! s=~! g=-2:2", KC_EXACT, 0},
+    {"rows-offset", KC_ROWS_OFFSET, "M=300 N=600", "X=-4:4 m=0.5:2 g=-2:2", KC_EXACT, 0},
 };
 #define KT_N_CASES ((int)(sizeof kt_cases / sizeof kt_cases[0]))
 
