@@ -9571,7 +9571,14 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      a temporary (or discarded output) only the group uses keeps just the
      chunk's rows, per thread (tc__vm_plan_staging); a reduction of the
      rows the statement before it writes runs inside that statement's
-     pass (tc__vm_plan_absorb: softmax's sum).
+     pass (tc__vm_plan_absorb: softmax's sum);
+   - a row group whose statements all take whole rows of two loops on the
+     element-wise path runs row by row (tc__vm_group_rows): a row goes
+     through every statement before the next row starts, the staged
+     temporary is one row, each statement makes the call planned for it
+     once (tc__vm_plan_row_stmt) rather than deciding it a row at a time,
+     the next row of every tensor it streams is prefetched, and its chunks
+     have 64 rows or more (TC__VM_ROW_CHUNK).
 
    Threads take whole items (blocks of output elements, tiles, row chunks)
    in chunks fixed by the sizes: reductions are never split, so results
@@ -11488,21 +11495,23 @@ TC__PRIVATE tc_status tc__vm_plan_row_stmt(tc_plan *P, tc__vm_splan *sp, unsigne
     return TC_OK;
 }
 
-/* The rows a row group run row by row loads from memory (not a staged
-   tensor's, not one row for all): after the group's first statement on a
-   row, the next row of each is prefetched. On the kernels alone (softmax,
+/* The rows a row group run row by row loads from memory (not one row for
+   all, not a tensor the group writes: those it writes first): after the
+   group's first statement on a row, the next row of each is prefetched. On the kernels alone (softmax,
    layernorm: 4096 rows of 1024) that took a row 15 to 18% less time; the
    hardware prefetchers start again on each 4 KB page, and a row is one. */
 TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
     tc__vm_splan *s0 = &P->stmts[g];
-    int t, k, q, n = 0;
+    int t, k, q, u, n = 0;
     for (t = g; t < P->group_end[g]; t++) n += P->stmts[t].n_rsteps;
     s0->row_pf = (tc__vm_rowstep *)tc__plan_alloc(P, (size_t)n + 1, sizeof(tc__vm_rowstep));
     if (!s0->row_pf) return TC_ERR_OUT_OF_MEMORY;
     for (t = g; t < P->group_end[g]; t++)
         for (k = 0; k < P->stmts[t].n_rsteps; k++) {
             const tc__vm_rowstep *st = &P->stmts[t].rsteps[k];
-            if (st->tensor < 0 || st->uniform || st->step == 0 || P->stage_group[st->tensor] >= 0) continue;
+            if (st->tensor < 0 || st->uniform || st->step == 0) continue;
+            for (u = g; u < P->group_end[g] && P->stmts[u].wt != st->tensor; u++) continue;
+            if (u < P->group_end[g]) continue; /* written by the group */
             for (q = 0; q < s0->n_row_pf; q++) /* once a row */
                 if (s0->row_pf[q].tensor == st->tensor && s0->row_pf[q].off == st->off) break;
             if (q < s0->n_row_pf) continue;
