@@ -10397,13 +10397,6 @@ TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op
                                    mid ? (const float *)rp[last->c] : NULL, t, n);
 }
 
-/* The op of the element-wise fast path on n lanes into d: a fused chain or
-   one binary op; `scalar` is a lane-uniform operand taken as a scalar; tmp
-   is a scratch register. A uniform divisor divides without a division per
-   lane where it can: a power of two as its reciprocal; one op on the
-   scalar kernels (tc__k_div_uni_f32); a chain's first or last link in the
-   chain's one pass (tc__k_chain_div_uni_f32: the stencil's (a + b + c) /
-   3, where two passes measured 20% slower than dividing). */
 /* The scalar of a chain's last link, into *sv (NULL when there is none),
    and that link's op: dividing by a power of two, multiplying by its
    reciprocal. */
@@ -10426,6 +10419,13 @@ TC__PRIVATE int tc__vm_ew_split_chain(const tc__vm_thread *T, const tc__vm_ins *
     return tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n);
 }
 
+/* The op of the element-wise fast path on n lanes into d: a fused chain or
+   one binary op; `scalar` is a lane-uniform operand taken as a scalar; tmp
+   is a scratch register. A uniform divisor divides without a division per
+   lane where it can: a power of two as its reciprocal; one op on the
+   scalar kernels (tc__k_div_uni_f32); a chain's first or last link in the
+   chain's one pass (tc__k_chain_div_uni_f32: the stencil's (a + b + c) /
+   3, where two passes measured 20% slower than dividing). */
 TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                               unsigned scalar, void *d, void *tmp, int n) {
     const void *const *rp = (const void *const *)T->rp;
@@ -10480,24 +10480,21 @@ TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, co
     const tc__vm_splan *sp = R->sp;
     const void *const *rp = (const void *const *)R->T->rp;
     const void *b = NULL, *c = NULL;
-    int code, last_op = last->op;
+    const float *t;
+    int code, last_op;
     float sv, z;
     memcpy(&z, id, sizeof z);
     if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
         return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, z, (float *)acc,
                                           (const float *)rp[last->a], NULL, NULL, NULL, n);
     }
-    if (scalar != TC__VM_NONE) {
-        memcpy(&sv, rp[scalar], sizeof sv);
-        if (last_op == TC_OP_DIV && tc__pow2_reciprocal_f32(&sv)) last_op = TC_OP_MUL;
-        else if (last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */
-    }
+    t = tc__vm_ew_last_scalar(R->T, last, scalar, &last_op, &sv);
+    if (t && last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */
     code = op == last ? tc__k_chain_code(last_op, -1, -1) : tc__k_chain_code(op->op, last_op, -1);
     b = rp[op->c];
     if (op != last) c = rp[last->c];
     return 1 + tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, z, (float *)acc, (const float *)rp[op->b],
-                                      (const float *)b, (const float *)c,
-                                      scalar != TC__VM_NONE ? &sv : NULL, n);
+                                      (const float *)b, (const float *)c, t, n);
 }
 TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
                                      unsigned scalar, int64_t total, void *acc, const void *id) {
@@ -10621,9 +10618,8 @@ TC__PRIVATE void tc__vm_lane_store(tc__vm_run *R, void *acc) {
     tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, h, 1);
 }
 
-/* One output element of a reduction on the element-wise fast path: the
-   row's blocks reduced into acc's lanes, folded, stored (the operations and
-   order of tc__vm_lane_reduce). */
+/* A reduction's partials in acc folded (unless `folded`: acc[0] is the
+   value) and stored as the output element at w. */
 TC__PRIVATE void tc__vm_ew_reduce_store(tc__vm_run *R, unsigned char *acc, int folded, unsigned char *w) {
     const tc__vm_splan *sp = R->sp;
     unsigned char h[8];
@@ -10634,6 +10630,9 @@ TC__PRIVATE void tc__vm_ew_reduce_store(tc__vm_run *R, unsigned char *acc, int f
     tc__k_store(R->P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, w, 0,
                 acc, 1);
 }
+/* One output element of a reduction on the element-wise fast path: the
+   row's blocks reduced into acc's lanes, folded, stored (the operations and
+   order of tc__vm_lane_reduce). */
 TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
     unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, R->sp->vs->n_regs);
     unsigned char *w = tc__vm_ew_row_ptr(R);
