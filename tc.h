@@ -10288,7 +10288,8 @@ TC__PRIVATE unsigned tc__vm_ew_operands(const tc__vm_thread *T, const tc__vm_ins
 
 /* A load of the element-wise path from its row's first element p: a
    pointer into the tensor, or for one value a row (its mean) lane 0. */
-TC__PRIVATE void tc__vm_ew_load(tc__vm_thread *T, unsigned a, const unsigned char *p, int uniform, size_t esz) {
+TC__PRIVATE void tc__vm_ew_load(tc__vm_thread *T, unsigned a, const unsigned char *p, int uniform,
+                                size_t esz) {
     if (uniform) {
         T->rp[a] = TC__VM_REG(T, a);
         memcpy(T->rp[a], p, esz);
@@ -10570,8 +10571,9 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1 - sp->ew_call; /* the op's last link */
     size_t esz = tc_dtype_size(vs->vdt);
     unsigned char *w = acc ? NULL : tc__vm_ew_row_ptr(R);
-    unsigned scalar = R->by_row && sp->rsteps ? tc__vm_row_setup(R)
-                                              : tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
+    unsigned scalar = R->by_row && sp->rsteps
+                          ? tc__vm_row_setup(R)
+                          : tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     float sv = 0.0f;
     int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv), ab_folded = 0;
