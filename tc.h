@@ -9172,8 +9172,7 @@ typedef struct tc__vm_run {
     tc__vm_thread *T;
     int check; /* run only the gather check slice: no stores */
     int next_row;         /* element-wise path: the row after the last one run (tc__vm_ew_items) */
-    int by_row;           /* ... a row group run row by row: at row `row` (tc__vm_group_rows) */
-    int64_t row;
+    int by_row;           /* ... a row group run row by row, at row T->idx[0] (tc__vm_group_rows) */
     unsigned char *w_row; /* ... where the last one's first element was written */
 } tc__vm_run;
 
@@ -10252,12 +10251,14 @@ TC__PRIVATE int tc__vm_uniform_scalar(tc__vm_thread *T, const tc__vm_ins *in) {
 #undef TC__VM_UNI_SCALAR
 
 /* The first element of the row a run of the element-wise path writes:
-   after the first of a batch (tc__vm_ew_items), the last one's plus a row's step. */
+   after the first of a batch (tc__vm_ew_items), the last one's plus a row's
+   step; in a row group run row by row, from the row's offsets. */
 TC__PRIVATE unsigned char *tc__vm_ew_row_ptr(tc__vm_run *R) {
     const tc_plan *P = R->P;
-    int wt = R->sp->wt, row = tc__vm_row_loop(R->sp); /* >= 0 on a next row */
-    if (R->by_row) return R->T->ptr[wt] + R->sp->w_off + R->row * R->sp->w_step;
+    int wt = R->sp->wt, row;
+    if (R->by_row) return R->T->ptr[wt] + R->sp->w_off + R->T->idx[0] * R->sp->w_step;
     if (!R->next_row) return R->w_row = tc__vm_write_ptr(R);
+    row = tc__vm_row_loop(R->sp); /* exists on a next row */
     if (row < P->ir->tensors[wt].rank)
         R->w_row += P->ts[wt][row] * (int64_t)tc_dtype_size(P->ir->tensors[wt].dtype);
     return R->w_row;
@@ -10345,7 +10346,7 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
     return scalar;
 }
 
-/* The same for row `R->row` of a row group run row by row, where the op
+/* The same for row T->idx[0] of a row group run row by row, where the op
    reads no uniform value but its scalar, so nothing is spread
    (tc__vm_plan_row_stmt): the loads and steps on uniform values planned
    for it, each load's pointer the tensor's plus its row's offset. */
@@ -10356,7 +10357,7 @@ TC__PRIVATE unsigned tc__vm_row_setup(tc__vm_run *R) {
     size_t esz = tc_dtype_size(sp->vs->vdt);
     for (s = sp->rsteps; s < end; s++) {
         if (s->tensor < 0) tc__vm_ew_uniform_step(R, s->in);
-        else tc__vm_ew_load(T, s->in->a, T->ptr[s->tensor] + s->off + R->row * s->step, s->uniform, esz);
+        else tc__vm_ew_load(T, s->in->a, T->ptr[s->tensor] + s->off + T->idx[0] * s->step, s->uniform, esz);
     }
     return sp->row_scalar;
 }
@@ -10641,7 +10642,7 @@ TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
     tc__vm_ew_reduce_store(R, acc, tc__vm_ew_run(R, tc__vm_extent(R->sp, R->sp->lane), acc, id) == 2, w);
 }
 
-/* Row R->row of a statement of a row group run row by row
+/* Row T->idx[0] of a statement of a row group run row by row
    (tc__vm_group_rows): the call its form planned (tc__vm_plan_row_stmt)
    makes the one tc__vm_ew_run would make for the whole row; the generic
    run where there is none, or the form declines. */
@@ -10650,7 +10651,7 @@ TC__PRIVATE void tc__vm_row_stmt(tc__vm_run *R, const void *id) {
     const tc__vm_stmt *vs = sp->vs;
     tc__vm_thread *T = R->T;
     const tc__vm_ins *op = vs->ins + sp->ew_op, *last = vs->ins + vs->n_ins - 1 - sp->ew_call;
-    unsigned char *w = T->ptr[sp->wt] + sp->w_off + R->row * sp->w_step;
+    unsigned char *w = tc__vm_ew_row_ptr(R);
     unsigned char *acc = (unsigned char *)TC__VM_REG(T, vs->n_regs), ab_id[8];
     unsigned scalar;
     float sv;
@@ -11526,8 +11527,9 @@ TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
    more: where two threads' chunks meet, the one value a row outputs they
    write (mean, var) share cache lines, which then go back and forth
    between the cores, and the next row's prefetch is the other thread's.
-   Layernorm of 4096 rows at 2 threads: 1.05 ms in chunks of 8 rows,
-   0.90 ms in chunks of 64, 0.87 to 0.90 ms in chunks of 128 to 512. */
+   Layernorm of 4096 rows at 2 threads: 1.04 to 1.07 ms in chunks of 8
+   rows, 0.87 to 0.92 ms in chunks of 64, 0.85 to 0.91 ms in chunks of 128
+   to 512. */
 #define TC__VM_ROW_CHUNK 64
 
 TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P, int nt) {
@@ -11545,6 +11547,7 @@ TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P, int nt) {
             if (!P->stmts[t].empty && !P->stmts[t].absorbed &&
                 tc__vm_plan_row_stmt(P, &P->stmts[t], uni) != TC_OK)
                 return TC_ERR_OUT_OF_MEMORY;
+        if (P->group_rows[g] && tc__vm_plan_row_prefetch(P, g) != TC_OK) return TC_ERR_OUT_OF_MEMORY;
     }
     for (t = 0; t < n; t++) { /* a slot per prologue instruction, one for the identity */
         P->saved0[t] = slots;
@@ -11599,13 +11602,6 @@ TC__PRIVATE tc_status tc__vm_plan_staging(tc_plan *P) {
         rows = P->group_rows[g] ? 1 : (tc__vm_extent(&P->stmts[g], 0) + ch - 1) / ch;
         P->stage_bytes[t] = rows * P->ts[t][0] * (int64_t)tc_dtype_size(ir->tensors[t].dtype);
     }
-    return TC_OK;
-}
-
-TC__PRIVATE tc_status tc__vm_plan_prefetches(tc_plan *P) {
-    int g;
-    for (g = 0; g < P->ir->n_stmts; g = P->group_end[g])
-        if (P->group_rows[g] && tc__vm_plan_row_prefetch(P, g) != TC_OK) return TC_ERR_OUT_OF_MEMORY;
     return TC_OK;
 }
 
@@ -11676,7 +11672,7 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
     if (tc__vm_plan_groups(P) != TC_OK) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     tc__vm_plan_absorb(P);
     if (tc__vm_plan_group_rows(P, nt) != TC_OK || tc__vm_plan_staging(P) != TC_OK ||
-        tc__vm_plan_prefetches(P) != TC_OK || tc__vm_plan_threads(P, nt) != TC_OK)
+        tc__vm_plan_threads(P, nt) != TC_OK)
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = ir->n_inputs; i < ir->n_tensors; i++) { /* temporaries and discarded outputs */
         if ((i < ir->n_inputs + ir->n_outputs && !P->discard[i - ir->n_inputs]) ||
@@ -11784,7 +11780,6 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
             }
             T->idx[0] = i;
             T->idx[1] = sp->lo[1];
-            R->row = i;
             tc__vm_row_stmt(R, sv);
             for (k = 0; first && i + 1 < s0->hi[0] && k < s0->n_row_pf; k++) /* the next row */
                 tc__vm_prefetch(T->ptr[s0->row_pf[k].tensor], s0->row_pf[k].off + (i + 1) * s0->row_pf[k].step,
@@ -11830,7 +11825,6 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     R.check = J->check;
     R.next_row = 0;
     R.by_row = 0;
-    R.row = 0;
     memcpy(R.T->ptr, J->P->ptr, sizeof(void *) * (size_t)J->P->ir->n_tensors);
     for (;;) {
         int64_t c;
