@@ -7909,39 +7909,46 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
    residual a - s q is exact and q + (a - s q) y rounds to the correctly
    rounded a / s (Markstein's theorem), as long as nothing under- or
    overflows. So |s| must be within 2^+-40 (2^+-300 for doubles), and a
-   block with a quotient outside 2^+-50 (2^+-400: zero, tiny, huge, inf or
-   NaN among them) is divided again, lane by lane. Dividers take about 10
-   times a multiply's time. */
+   run of TC__DIVU_RUN lanes with a quotient outside 2^+-50 (2^+-400: zero,
+   tiny, huge, inf or NaN among them) is divided again, lane by lane: one
+   zero in 16M lanes costs a run, not a second pass over them all (the
+   stencil, 1 thread: 9 -> 5 ms). Dividers take about 10 times a
+   multiply's time. */
+#define TC__DIVU_RUN 1024
 /* The quotient's range is checked on its bits: |r|'s bits minus those of
    2^-LQ, as an unsigned number, exceed the span up to 2^LQ for zero (it
    wraps), inf and NaN too; a running unsigned max is one instruction.
-   TC__DIVU_STEP: r = x / s from y = 1 / s, and worst updated. */
-#define TC__DIVU_STEP(T, U, FMA, ABS, LO, x, r)                                              \
+   TC__DIVU_STEP: r = x / s from y = 1 / s, and the running max w updated. */
+#define TC__DIVU_STEP(T, U, FMA, ABS, LO, x, r, w)                                           \
     do {                                                                                     \
         T q_ = (x) * y;                                                                      \
         U u_;                                                                                \
         r = FMA(FMA(-s, q_, x), y, q_);                                                      \
         memcpy(&u_, &r, sizeof u_);                                                          \
         u_ = (u_ & (ABS)) - (LO);                                                            \
-        worst = u_ > worst ? u_ : worst;                                                     \
+        w = u_ > w ? u_ : w;                                                                 \
     } while (0)
 #define TC__VM_DIV_UNI(sfx, T, U, FMA, LS, LO, HI, ABS)                                      \
     TC__PRIVATE void tc__k_div_uni_##sfx(T *TC__RESTRICT d, const T *TC__RESTRICT a, T s,    \
                                          int n) {                                            \
         T y, m = s < 0 ? -s : s;                                                             \
-        U worst = 0;                                                                         \
-        int i;                                                                               \
+        U worst;                                                                             \
+        int i, o;                                                                            \
         if (!TC_FAST_FMA || !(m >= (T)LS && m <= (T)1 / (T)LS)) {                            \
             TC__VM_LOOP(a[i] / s);                                                           \
             return;                                                                          \
         }                                                                                    \
         y = (T)1 / s;                                                                        \
-        for (i = 0; i < n; i++) {                                                            \
-            T r;                                                                             \
-            TC__DIVU_STEP(T, U, FMA, ABS, LO, a[i], r);                                      \
-            d[i] = r;                                                                        \
+        for (o = 0; o < n; o += TC__DIVU_RUN) {                                              \
+            int e = n - o < TC__DIVU_RUN ? n : o + TC__DIVU_RUN;                             \
+            for (i = o, worst = 0; i < e; i++) {                                             \
+                T r;                                                                         \
+                TC__DIVU_STEP(T, U, FMA, ABS, LO, a[i], r, worst);                           \
+                d[i] = r;                                                                    \
+            }                                                                                \
+            if (worst > (HI) - (LO))                                                         \
+                for (i = o; i < e; i++) d[i] = a[i] / s;                                     \
         }                                                                                    \
-        if (worst > (HI) - (LO)) TC__VM_LOOP(a[i] / s);                                      \
     }
 /* float32's limits, also those of tc__k_chain_div_uni_f32 */
 #define TC__DIVU_F32_LS 9.094947017729282e-13f /* 2^-40 */
@@ -8046,6 +8053,45 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
     return TC__FX_CODE(o1 - TC_OP_ADD, o2 - TC_OP_ADD, o3 < 0 ? 0 : o3 - TC_OP_ADD + 1);
 }
 
+/* The 16 floats at l to the cache line at d (64-byte aligned) with
+   streaming stores where the target has them; the caller fences
+   (tc__k_stream_fence). A macro: gcc inlines no function into the chain
+   kernels (their fp-contract differs), and a call per line would keep l in
+   memory and the line's lanes from being vectorized. */
+#if defined(TC__HAVE_STREAM) && TC__HAVE_STREAM == 64
+#define TC__STREAM_LINE(d, l) _mm512_stream_ps(d, _mm512_loadu_ps(l))
+#elif defined(TC__HAVE_STREAM)
+#define TC__STREAM_LINE(d, l)                                                                \
+    do {                                                                                     \
+        _mm_stream_ps((d), _mm_loadu_ps(l));                                                 \
+        _mm_stream_ps((d) + 4, _mm_loadu_ps((l) + 4));                                       \
+        _mm_stream_ps((d) + 8, _mm_loadu_ps((l) + 8));                                       \
+        _mm_stream_ps((d) + 12, _mm_loadu_ps((l) + 12));                                     \
+    } while (0)
+#else
+#define TC__STREAM_LINE(d, l) memcpy(d, l, 16 * sizeof(float))
+#endif
+
+/* The chains of tc__k_chain_div_uni_f32 (below) with a true division, on
+   at most TC__DIVU_RUN lanes: the generic chain kernels, the quotient
+   first put in q where the chain divides first. */
+TC__PRIVATE void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRICT d,
+                                           const float *TC__RESTRICT a, float s,
+                                           const float *TC__RESTRICT b, const float *TC__RESTRICT c,
+                                           const float *t, int n) {
+    float q[TC__DIVU_RUN];
+    int one = code >= TC__FXR_ONE, o1 = one ? code - TC__FXR_ONE : code / 20, i;
+    if (last) { /* (a o1 b [o2 c]) / s: the pair's or the triple's code, *s the last operand */
+        tc__k_chain_f32(one ? TC__FX_CODE(o1, TC__FX_OP(DIV), 0) : code + TC__FX_OP(DIV) + 1, d, a, b, c,
+                        NULL, &s, n);
+        return;
+    }
+    for (i = 0; i < n; i++) q[i] = a[i] / s;
+    if (!one) tc__k_chain_f32(code, d, q, b, c, NULL, t, n);
+    else if (t) tc__k_arith_uni_f32(TC_OP_ADD + o1, d, q, *t, 0, n);
+    else tc__k_arith(TC_OP_ADD + o1, TC_FLOAT32, d, q, b, n);
+}
+
 /* A chain that divides by the lane-uniform s, first or last, in one pass,
    the quotient as tc__k_div_uni_f32 makes it:
    - first (layernorm's d / sqrt(var + eps) * g + b): then one more link
@@ -8053,15 +8099,33 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
      *t);
    - last (the stencil's (x0 + x1 + x2) / 3): after one link (TC__FXR_ONE +
      op, on b[i]) or two (a pair's code, on b[i] and c[i]).
-   Returns 0, having written garbage to d, where tc__k_div_uni_f32 would
-   divide: the caller runs the chain with a true division then. */
+   A run of lanes with a quotient out of range is run again with a true
+   division, as tc__k_div_uni_f32 does. With nt, d's whole cache lines are
+   written with streaming stores, each line's lanes computed into l_ first
+   (a line at a time keeps the loads and the stores interleaved; the
+   stencil over 16M lanes, one thread: 4.5 -> 3.9 ms, where computing 512
+   lanes and then streaming them measured slower than plain stores).
+   Returns 0, having written nothing, where s is out of range or the target
+   has no fast fma: the caller runs the chain with a true division then. */
+#define TC__FXD_ONE(X, EXPR, DST, W)                                                         \
+    do {                                                                                     \
+        float x = X, r;                                                                      \
+        TC__DIVU_STEP(float, uint32_t, TC__MATH_FMAF, 0x7fffffffu, TC__DIVU_F32_LO, x, r, W); \
+        DST = EXPR;                                                                          \
+    } while (0)
 #define TC__FXD_LOOP(X, EXPR)                                                                \
     do {                                                                                     \
-        for (i = 0; i < n; i++) {                                                            \
-            float x = X, r;                                                                  \
-            TC__DIVU_STEP(float, uint32_t, TC__MATH_FMAF, 0x7fffffffu, TC__DIVU_F32_LO, x, r); \
-            d[i] = EXPR;                                                                     \
+        i = o;                                                                               \
+        if (nt) { /* a max per lane of the line: one max across it would chain the lines */  \
+            for (; i < e && (uintptr_t)(d + i) % 64; i++) TC__FXD_ONE(X, EXPR, d[i], worst); \
+            for (j = i; j + 16 <= e; j += 16) {                                              \
+                float l_[16];                                                                \
+                for (i = j; i < j + 16; i++) TC__FXD_ONE(X, EXPR, l_[i - j], lw[i - j]);     \
+                TC__STREAM_LINE(d + j, l_);                                                  \
+            }                                                                                \
+            i = j;                                                                           \
         }                                                                                    \
+        for (; i < e; i++) TC__FXD_ONE(X, EXPR, d[i], worst);                                \
     } while (0)
 #define TC__FXD_C2(O1, O2)                                                                   \
     case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
@@ -8082,24 +8146,35 @@ __attribute__((optimize("fp-contract=off")))
 TC__PRIVATE int tc__k_chain_div_uni_f32(int code, int last, float *TC__RESTRICT d,
                                         const float *TC__RESTRICT a, float s,
                                         const float *TC__RESTRICT b, const float *TC__RESTRICT c,
-                                        const float *t, int n) {
+                                        const float *t, int n, int nt) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
     float y, m = s < 0 ? -s : s, tv = t ? *t : 0.0f;
-    uint32_t worst = 0;
-    int i;
+    uint32_t worst, lw[16];
+    int i, j, o, e;
     if (!TC_FAST_FMA || !(m >= TC__DIVU_F32_LS && m <= 1.0f / TC__DIVU_F32_LS)) return 0;
+    if (code < 0 || code > TC__FXR_ONE + TC__FX_OP(DIV) || (code < TC__FXR_ONE && code % 5))
+        return 0; /* not one link or a pair */
     y = 1.0f / s;
-    switch (code) {
-        TC__FX_L1(TC__FXD_C1)
-    default: return 0;
+    for (o = 0; o < n; o = e) {
+        e = n - o < TC__DIVU_RUN ? n : o + TC__DIVU_RUN;
+        worst = 0;
+        memset(lw, 0, sizeof lw);
+        switch (code) {
+            TC__FX_L1(TC__FXD_C1)
+        default: break;
+        }
+        for (j = 0; j < 16; j++) worst = lw[j] > worst ? lw[j] : worst;
+        if (worst > TC__DIVU_F32_HI - TC__DIVU_F32_LO)
+            tc__k_chain_div_exact_f32(code, last, d + o, a + o, s, b ? b + o : NULL, c ? c + o : NULL, t, e - o);
     }
-    return worst <= TC__DIVU_F32_HI - TC__DIVU_F32_LO;
+    return 1;
 }
 #undef TC__FXD_C1
 #undef TC__FXD_C2
 #undef TC__FXD_LOOP
+#undef TC__FXD_ONE
 #undef TC__DIVU_STEP
 
 /* x / 2^k and x * 2^-k are the same real number, so they round alike: a
@@ -9081,6 +9156,7 @@ typedef struct tc__vm_splan {
     int fused;          /* `!` folded into the accumulator: the store assigns */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
     int stream;         /* ... a large one nothing reads later: streaming stores */
+    int stream_div;     /* ... made by the division chain's own kernel (tc__vm_plan_stream_div) */
     int prefetch;       /* several large tensors stream in: software prefetch */
     int ew;             /* element-wise fast path: loads into the tensors, then one op */
     int ew_op;          /* ... at this instruction (a fused chain or a binary op) */
@@ -9870,7 +9946,24 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
         streams += first;
     }
     sp->prefetch = streams >= 2 || (streams == 1 && sp->vs->n_ins - sp->vs->n_pro == 1); /* sum(x) */
+    sp->stream_div = sp->stream && streams >= 1;
     sp->stream &= streams >= 2 && sp->vs->ins[sp->vs->n_ins - 1].op != TC_OP_CALL;
+}
+
+/* A float32 chain of two or three links on the element-wise path that
+   divides first or last (the stencil's (a + b + c) / 3) streams its stores
+   from its own kernel, a line at a time (tc__k_chain_div_uni_f32), where
+   its output streams (tc__vm_plan_prefetch): also with one input, where
+   the copy of a block to memory only costs. If its divisor turns out not
+   to be uniform, its stores are plain ones. */
+TC__PRIVATE void tc__vm_plan_stream_div(tc__vm_splan *sp) {
+    const tc__vm_ins *op = sp->vs->ins + sp->ew_op, *last = sp->vs->ins + sp->vs->n_ins - 1;
+    if (!sp->stream_div || !sp->ew || sp->ew_call || sp->lane_red || op >= last || last > op + 2 ||
+        op->dt != TC_FLOAT32 || (op->op != TC_OP_DIV && last->op != TC_OP_DIV)) {
+        sp->stream_div = 0;
+        return;
+    }
+    sp->stream = 0;
 }
 
 /* Whether register r holds a lane-uniform value when instruction `at` of
@@ -10050,6 +10143,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_direct(P, sp);
     tc__vm_plan_prefetch(P, sp);
     tc__vm_plan_ew(sp);
+    tc__vm_plan_stream_div(sp);
     if (!tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
     tc__vm_plan_wred(P, sp);
     return TC_OK;
@@ -10384,7 +10478,7 @@ TC__PRIVATE void tc__vm_ew_links(const void *const *rp, const tc__vm_ins *op, co
    already a multiplication); t, when dividing first: the last link's
    scalar, or NULL. 0 where the kernel declines. */
 TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
-                                    int last_op, int divide_last, const float *t, void *d, int n) {
+                                    int last_op, int divide_last, const float *t, void *d, int n, int nt) {
     const void *const *rp = (const void *const *)T->rp;
     const tc__vm_ins *mid = op + 1 < last ? op + 1 : NULL; /* a middle link */
     float s;
@@ -10392,11 +10486,11 @@ TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op
     if (divide_last)
         return tc__k_chain_div_uni_f32(tc__k_chain_code(op->op, mid ? mid->op : -1, -1), 1, (float *)d,
                                        (const float *)rp[op->b], *t, (const float *)rp[op->c],
-                                       mid ? (const float *)rp[mid->c] : NULL, NULL, n);
+                                       mid ? (const float *)rp[mid->c] : NULL, NULL, n, nt);
     memcpy(&s, rp[op->c], sizeof s);
     return tc__k_chain_div_uni_f32(mid ? tc__k_chain_code(mid->op, last_op, -1) : tc__k_chain_code(last_op, -1, -1),
                                    0, (float *)d, (const float *)rp[op->b], s, (const float *)rp[op[1].c],
-                                   mid ? (const float *)rp[last->c] : NULL, t, n);
+                                   mid ? (const float *)rp[last->c] : NULL, t, n, nt);
 }
 
 /* The scalar of a chain's last link, into *sv (NULL when there is none),
@@ -10418,7 +10512,7 @@ TC__PRIVATE int tc__vm_ew_split_chain(const tc__vm_thread *T, const tc__vm_ins *
     int last_op;
     float sv;
     const float *t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv);
-    return tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n);
+    return tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n, 0);
 }
 
 /* The op of the element-wise fast path on n lanes into d: a fused chain or
@@ -10427,9 +10521,10 @@ TC__PRIVATE int tc__vm_ew_split_chain(const tc__vm_thread *T, const tc__vm_ins *
    lane where it can: a power of two as its reciprocal; one op on the
    scalar kernels (tc__k_div_uni_f32); a chain's first or last link in the
    chain's one pass (tc__k_chain_div_uni_f32: the stencil's (a + b + c) /
-   3, where two passes measured 20% slower than dividing). */
+   3, where two passes measured 20% slower than dividing), with streaming
+   stores where nt. */
 TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
-                              unsigned scalar, void *d, void *tmp, int n) {
+                              unsigned scalar, void *d, void *tmp, int n, int nt) {
     const void *const *rp = (const void *const *)T->rp;
     const float *t; /* the last link's scalar */
     int last_op;
@@ -10441,12 +10536,12 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     }
     t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv);
     if (tc__vm_ew_split(T, op, last)) { /* d / sqrt(var + eps) * g + b */
-        if (tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n)) return;
+        if (tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n, nt)) return;
         tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, rp[op->b], rp[op->c], 0, n);
         tc__vm_ew_links(rp, op + 1, last, last_op, tmp, t, d, n);
         return;
     }
-    if (last_op == TC_OP_DIV && t && tc__vm_ew_div_chain(T, op, last, last_op, 1, t, d, n))
+    if (last_op == TC_OP_DIV && t && tc__vm_ew_div_chain(T, op, last, last_op, 1, t, d, n, nt))
         return; /* (a + b + c) / 3 */
     tc__vm_ew_links(rp, op, last, last_op, rp[op->b], t, d, n); /* one pass, divided */
 }
@@ -10599,7 +10694,7 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
         } else if (op == vs->ins + vs->n_ins) {
             d = T->rp[last->a]; /* a bare load */
         } else {
-            tc__vm_ew_op(T, op, last, scalar, d, TC__VM_REG(T, vs->n_regs + 1), n);
+            tc__vm_ew_op(T, op, last, scalar, d, TC__VM_REG(T, vs->n_regs + 1), n, sp->stream_div);
         }
         if (sp->ew_call && !exp_of) { /* into the output, or a register to stream or reduce from */
             T->rp[last->a] = d;
@@ -10676,7 +10771,7 @@ TC__PRIVATE void tc__vm_row_stmt(tc__vm_run *R, const void *id) {
         memcpy(&sv, T->rp[scalar], sizeof sv);
         tc__math_block_exp_of((float *)(void *)w, (const float *)T->rp[op->b], op->op, sv, sp->row_n);
     } else {
-        tc__vm_ew_op(T, op, last, scalar, w, TC__VM_REG(T, vs->n_regs + 1), sp->row_n);
+        tc__vm_ew_op(T, op, last, scalar, w, TC__VM_REG(T, vs->n_regs + 1), sp->row_n, 0);
     }
     if (sp->absorb) {
         tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
@@ -11376,7 +11471,7 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
         P->group_end[s] = t;
         if (t == s + 1) continue;
         for (u = s; u < t; u++) { /* see tc__vm_plan_prefetch */
-            P->stmts[u].stream = 0;
+            P->stmts[u].stream = P->stmts[u].stream_div = 0;
             if (u > s) P->stmts[u].prefetch = 0; /* reads what the group left in cache */
         }
         rows = tc__vm_extent(&P->stmts[s], 0);

@@ -554,6 +554,14 @@ static const kc_case kc_cases[] = {
     KC_DIV_ROWS("divu-affine-f32", KC_DIVU_AFFINE("float"), "30", "X=^! s=~! g=-2:2 b=-1:1"),
     KC_DIV_ROWS("divu-const-f32", KC_DIVU_CONST("float"), "20", "X=^!"),
     KC_DIV_ROWS("divu-const-f64", KC_DIVU_CONST("double"), "20", "X=^!"),
+    /* long rows, a few of whose runs of lanes hold a -0 quotient: each such
+       run, and only it, is divided again (x * w / 3: the chain dividing
+       last; w / 3 * x: first; w / 3 alone, float and double) */
+    {"divu-runs",
+     "def drun(float(M,N) x, float(M,N) w, double(M,N) v) -> (a, b, c, d, e) {\n"
+     "    a(i,j) = x(i,j) * w(i,j) / 3.0\n    b(i,j) = (x(i,j) * w(i,j) + w(i,j)) / 3.0\n"
+     "    c(i,j) = w(i,j) / 3.0 * x(i,j)\n    d(i,j) = w(i,j) / 3.0\n    e(i,j) = v(i,j) / 3.0\n}\n",
+     "M=3 N=20000", "x=0.5:2 w=-2:2z v=-2:2z", KC_EXACT, 0},
     {"divu-affine-f64", KC_DIVU_AFFINE("double"), "M=30 N=1500", "X=^! s=~! g=-2:2 b=-1:1",
      KC_EXACT, 0},
     {"divu-affine-f32-small", KC_DIVU_AFFINE("float"), "M=30 N=700", "X=-4:4 s=0.5:2 g=-2:2 b=-1:1",
@@ -679,6 +687,18 @@ REF_FN void kc_fill(tc_tensor *t, double lo, double hi, int full, kc_rng *r) {
         if (t->dtype == TC_BOOL) v.u &= 1;
         ref_store(t->dtype, p, v);
     }
+}
+/* A float range with a trailing 'z' ("w=0.5:2z"): about one element in
+   3000 is -0 instead, so that a long row has a few runs of the division
+   fast path that must be divided again (-0 / s is -0; the fast path's
+   fma steps make +0 of it), and many that need not. */
+REF_FN void kc_sprinkle_zeros(tc_tensor *t, kc_rng *r) {
+    int64_t i, n = ref_numel(t);
+    size_t es = tc_dtype_size(t->dtype);
+    ref_val z = {0, 0};
+    z.f = -0.0;
+    for (i = 0; i < n; i++)
+        if (kc_next(r) % 3000 == 0) ref_store(t->dtype, (char *)t->data + i * (int64_t)es, z);
 }
 
 /* Wide-magnitude floats, for kernels whose fast paths hold only for some
@@ -823,6 +843,7 @@ REF_FN int kc_make_inputs(const tc_ir_def *d, const char *sizes, const char *ran
             kc_fill_wide(&in[i], rg[0], rg[1] == '!' || rg[1] == '?' ? rg[1] : 0, r);
         else
             kc_fill(&in[i], lo, hi, full || wide, r);
+        if (rg && !wide && ref_is_float(t->dtype) && rg[strcspn(rg, " \nz")] == 'z') kc_sprinkle_zeros(&in[i], r);
     }
     return 1;
 }
