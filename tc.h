@@ -9959,6 +9959,9 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
    to be uniform, its stores are plain ones. */
 TC__PRIVATE void tc__vm_plan_stream_div(tc__vm_splan *sp) {
     const tc__vm_ins *op = sp->vs->ins + sp->ew_op, *last = sp->vs->ins + sp->vs->n_ins - 1;
+#if !defined(TC__HAVE_STREAM)
+    sp->stream_div = 0; /* no streaming stores: plain ones, without the copy through a line */
+#endif
     if (!sp->stream_div || !sp->ew || sp->ew_call || sp->lane_red || op >= last || last > op + 2 ||
         op->dt != TC_FLOAT32 || (op->op != TC_OP_DIV && last->op != TC_OP_DIV)) {
         sp->stream_div = 0;
@@ -11601,7 +11604,10 @@ TC__PRIVATE tc_status tc__vm_plan_row_stmt(tc_plan *P, tc__vm_splan *sp, unsigne
    prefetchers start again on each 4 KB page, and a row is one. Issued all
    at once, the row's 64 prefetches waited for free fill buffers, a fifth
    of layernorm's time; in slices, layernorm took 7% (1 thread) and 10% (2
-   threads) less time than that, softmax 5% and 8%. */
+   threads) less time than that, softmax 5% and 8%. Of a longer row, its
+   first TC__VM_ROW_PF_MAX bytes (not measured: a guard, so that a row of
+   megabytes does not become thousands of prefetches a row). */
+#define TC__VM_ROW_PF_MAX (16 << 10)
 TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
     tc__vm_rowstep *rows;
     int t, k, q, u, n = 0, n_rows = 0, n_run = 0;
@@ -11627,7 +11633,8 @@ TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
         sp->row_pf = (tc__vm_rowstep *)tc__plan_alloc(P, (size_t)n_rows, sizeof(tc__vm_rowstep));
         if (!sp->row_pf) return TC_ERR_OUT_OF_MEMORY;
         for (k = 0; k < n_rows; k++) {
-            int from = rows[k].bytes * q / n_run / 64 * 64, to = rows[k].bytes * (q + 1) / n_run;
+            int64_t bytes = rows[k].bytes < TC__VM_ROW_PF_MAX ? rows[k].bytes : TC__VM_ROW_PF_MAX;
+            int from = (int)(bytes * q / n_run / 64 * 64), to = (int)(bytes * (q + 1) / n_run);
             sp->row_pf[sp->n_row_pf] = rows[k];
             sp->row_pf[sp->n_row_pf].off += from;
             sp->row_pf[sp->n_row_pf].bytes = to - from;

@@ -19,7 +19,8 @@ typedef struct kc_case {
     const char *sizes;  /* size variables: "M=5 N=7" */
     const char *ranges; /* value ranges per input: "X=-4:4 Idx=0:9" (integers inclusive,
                            "A=*" random bits; floats "~", "^" with '!' or '?':
-                           kc_fill_wide); defaults by dtype */
+                           kc_fill_wide; "w=-2:2z": a few -0, kc_sprinkle_zeros);
+                           defaults by dtype */
     int tol;
     int accumulate; /* 1: outputs are caller buffers prefilled with random values */
 } kc_case;
