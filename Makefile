@@ -37,7 +37,7 @@ TEST_SAN := $(TESTS_C:tests/%.c=$(BUILD)/test-san/%)
 TESTS_THREAD := $(wildcard tests/t_thread*.c)
 TEST_TSAN := $(TESTS_THREAD:tests/%.c=$(BUILD)/test-tsan/%)
 
-.PHONY: all demo examples test test-asan test-tsan compile-check bench clean
+.PHONY: all demo examples test test-build test-asan test-tsan compile-check bench clean
 all: $(BUILD)/tc
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -84,8 +84,13 @@ $(BUILD)/test/t_stream $(BUILD)/test-san/t_stream: tests/t_kernels.c
 $(BUILD)/test-tsan/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-tsan
 	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< $(filter %.o,$^) -o $@ $(LIBS)
 
-test: all examples $(BUILD)/test-san/tc $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
+# The test binaries build on every CPU (each compiles the whole header, so
+# a serial build is most of a test run); the tests then run one at a time.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+test:
+	@$(MAKE) --no-print-directory -j$(NPROC) test-build
 	@HAVE_OPENCL=$(HAVE_OPENCL) PYTHON=$(PYTHON) CC=$(CC) bash tests/all.sh
+test-build: all examples $(BUILD)/test-san/tc $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
 
 test-asan: $(TEST_SAN)
 	@bash tests/run.sh $(TEST_SAN)

@@ -36,6 +36,9 @@
        TC_BLOCK                           512              VM lanes per instruction
        TC_STREAM_BYTES                    8 MiB            `=` outputs this large that nothing reads
                                                            later bypass the caches (0: never)
+       TC_SEG_LANES                       65536            a reduction along a row of twice this
+                                                           many lanes or more runs in segments of
+                                                           this many, on every thread (fixed order)
        TC_FAST_FMA                        detected         1: fma-based kernels (builtins' polynomials,
                                                            x / s without a divider), 0: none
        TC_MAX_RANK                        8                tensor rank limit (header part too)
@@ -46,7 +49,8 @@
        A tc_program is immutable after tc_compile: any number of threads may
        run it at once. A tc_plan and a tc_pool belong to one caller thread at a
        time. Results are bitwise identical for every thread count: threads
-       only split loops that do not reduce, in chunks fixed by the sizes.
+       split loops that do not reduce, and long reductions' segments
+       (TC_SEG_LANES), in chunks fixed by the sizes.
 
    ERRORS
        Every fallible call returns tc_status (TC_OK == 0) and fills the
@@ -596,6 +600,9 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #endif
 #ifndef TC_STREAM_BYTES /* outputs from this size on bypass the caches (0: never) */
 #define TC_STREAM_BYTES (8 << 20)
+#endif
+#ifndef TC_SEG_LANES /* a reduction along a long row: its segments' lanes */
+#define TC_SEG_LANES 65536
 #endif
 #ifndef TC_MAX_SOURCE
 #define TC_MAX_SOURCE (16 * 1024 * 1024)
@@ -9149,6 +9156,8 @@ typedef struct tc__vm_splan {
     int n_outer, n_red;
     int *outer, *red;   /* loops walked outside / inside the block */
     int64_t n_blocks, n_items, n_chunks;
+    int64_t n_segs;     /* a reduction along a long row: its segments (tc__vm_plan_segments), else 1 */
+    unsigned char *seg_vals; /* ... each segment's value, an item's at its item number */
     double work;        /* lane-iterations of the whole statement */
     int empty, red_empty;
     int any_empty;      /* some loop is empty: the body never runs */
@@ -9656,8 +9665,9 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      each statement), and its chunks
      have 64 rows or more (TC__VM_ROW_CHUNK).
 
-   Threads take whole items (blocks of output elements, tiles, row chunks)
-   in chunks fixed by the sizes: reductions are never split, so results
+   Threads take whole items (blocks of output elements, tiles, row chunks,
+   a long reduction's segments: tc__vm_plan_segments) in chunks fixed by
+   the sizes, and a reduction's order is the sizes' alone, so results
    never depend on the thread count. */
 
 #define TC__VM_CHUNK_WORK 32768.0 /* lane-iterations per chunk, about */
@@ -9772,6 +9782,14 @@ TC__PRIVATE int tc__vm_stmt_reads(const tc__vm_stmt *vs, int t) {
     return 0;
 }
 
+/* Chunks of items, about TC__VM_CHUNK_WORK lane-iterations each. */
+TC__PRIVATE void tc__vm_plan_chunks(tc__vm_splan *sp) {
+    sp->n_chunks = (int64_t)(sp->work / TC__VM_CHUNK_WORK);
+    if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
+    if (sp->n_chunks > sp->n_items) sp->n_chunks = sp->n_items;
+    if (sp->n_chunks < 1) sp->n_chunks = 1;
+}
+
 /* Loop order, items and chunks once the lane loop is known. */
 TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     const tc_ir_stmt *st = sp->st;
@@ -9786,14 +9804,12 @@ TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     }
     if (sp->lane_red && tc__vm_extent(sp, sp->lane) == 0) sp->red_empty = 1;
     sp->n_blocks = sp->lane < 0 ? 1 : (tc__vm_extent(sp, sp->lane) + TC_BLOCK - 1) / TC_BLOCK;
+    sp->n_segs = 1;
     sp->n_items = sp->lane_red ? 1 : sp->n_blocks;
     for (l = 0; l < sp->n_outer; l++) sp->n_items *= tc__vm_extent(sp, sp->outer[l]);
     for (r = 0; r < st->n_loops; r++) work *= (double)(tc__vm_extent(sp, r) ? tc__vm_extent(sp, r) : 1);
     sp->work = work;
-    sp->n_chunks = (int64_t)(work / TC__VM_CHUNK_WORK);
-    if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
-    if (sp->n_chunks > sp->n_items) sp->n_chunks = sp->n_items;
-    if (sp->n_chunks < 1) sp->n_chunks = 1;
+    tc__vm_plan_chunks(sp);
 }
 
 /* `!` is folded into the accumulator when the statement writes every
@@ -10116,6 +10132,30 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
                       sp->lane < P->ir->tensors[sp->wt].rank && P->ts[sp->wt][sp->lane] == 1;
 }
 
+/* A reduction along one long row (the sum of a whole tensor, a dot
+   product) would be one item, and leave every thread but one idle. A row
+   of 2 * TC__VM_SEG lanes or more is split into segments of TC__VM_SEG
+   lanes, a number fixed by the sizes, each an item (the segments of an
+   output element consecutive): a segment reduces as a row of its own
+   would (tc__vm_seg_items), and its value goes to seg_vals; then
+   tc__vm_seg_combine folds each output element's segment values in
+   tc__k_fold's tree and stores the result. The order depends on the sizes
+   alone, never on the thread count. Only the lane loop reduces, so each
+   segment is one pass. */
+#define TC__VM_SEG ((int64_t)(TC_SEG_LANES > 0 && TC_SEG_LANES <= (1 << 30) ? TC_SEG_LANES : 65536))
+TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_error *err) {
+    int64_t ext = sp->lane >= 0 ? tc__vm_extent(sp, sp->lane) : 0;
+    if (!sp->lane_red || sp->n_red || sp->red_empty || sp->empty || sp->ct || sp->mk || sp->wred ||
+        sp->st->reduce == TC_REDUCE_ASSIGN || ext < 2 * TC__VM_SEG || ext / TC__VM_SEG > INT_MAX / 2)
+        return TC_OK;
+    sp->n_segs = (ext + TC__VM_SEG - 1) / TC__VM_SEG;
+    sp->n_items *= sp->n_segs; /* n_items was the output elements; no overflow: work is larger */
+    sp->seg_vals = (unsigned char *)tc__plan_alloc(P, (size_t)sp->n_items, tc_dtype_size(sp->vs->vdt));
+    if (!sp->seg_vals) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    tc__vm_plan_chunks(sp);
+    return TC_OK;
+}
+
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_splan *sp = &P->stmts[s];
     const tc_ir_stmt *st = &P->ir->stmts[s];
@@ -10150,7 +10190,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_stream_div(sp);
     if (!tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
     tc__vm_plan_wred(P, sp);
-    return TC_OK;
+    return tc__vm_plan_segments(P, sp, err);
 }
 
 /* ---- execution ------------------------------------------------------------ */
@@ -10260,10 +10300,10 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
 #define TC__VM_WRED_ROWS 4096 /* rows a call, at most (a bound for int counts) */
 
 /* Sets the outer loops' values of item `first` (blocks of the lane loop
-   fastest, unless it reduces, then the outer loops, last fastest);
-   returns its block. */
+   fastest, or where it reduces, its segments; then the outer loops, last
+   fastest); returns its block or segment. */
 TC__PRIVATE int64_t tc__vm_item_start(const tc__vm_splan *sp, int64_t first, int64_t *idx) {
-    int64_t per = sp->lane_red ? 1 : sp->n_blocks, rest = first / per;
+    int64_t per = sp->lane_red ? sp->n_segs : sp->n_blocks, rest = first / per;
     int k;
     for (k = sp->n_outer - 1; k >= 0; k--) {
         int l = sp->outer[k];
@@ -10871,15 +10911,28 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     return 1;
 }
 
+/* Lanes [start, start + n) of the reduction lane loop, a block at a time,
+   reduced into acc's partials (the first lane is partial 0's). */
+TC__PRIVATE int tc__vm_lane_blocks(tc__vm_run *R, int64_t start, int64_t n, void *acc) {
+    const tc__vm_splan *sp = R->sp;
+    int64_t done;
+    for (done = 0; done < n; done += TC_BLOCK) {
+        int m = n - done < TC_BLOCK ? (int)(n - done) : TC_BLOCK;
+        R->T->idx[sp->lane] = start + done;
+        if (!tc__vm_exec(R, m)) return 0;
+        if (!R->check)
+            tc__k_reduce_lanes(sp->vs->vdt, sp->st->reduce, acc, R->T->rp[sp->vs->value], done, m);
+    }
+    return 1;
+}
+
 /* Type B: one output element; lanes run along a reduction loop. */
 TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
-    tc_reduce red = sp->st->reduce;
-    int64_t b;
     void *acc = TC__VM_REG(R->T, vs->n_regs);
     unsigned char id[8];
-    tc__vm_identity(vs->vdt, red, id);
+    tc__vm_identity(vs->vdt, sp->st->reduce, id);
     if (sp->red_empty) {
         if (sp->fused && !R->check) tc__vm_store(R, TC_REDUCE_ASSIGN, id, 1);
         return 1;
@@ -10887,15 +10940,59 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     tc__k_fill(tc_dtype_size(vs->vdt), acc, id, tc__vm_lane_width(sp));
     tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx);
     do {
-        for (b = 0; b < sp->n_blocks; b++) {
-            int64_t start = sp->lo[sp->lane] + b * TC_BLOCK;
-            int n = sp->hi[sp->lane] - start < TC_BLOCK ? (int)(sp->hi[sp->lane] - start) : TC_BLOCK;
-            R->T->idx[sp->lane] = start;
-            if (!tc__vm_exec(R, n)) return 0;
-            if (!R->check) tc__k_reduce_lanes(vs->vdt, red, acc, R->T->rp[vs->value], b * TC_BLOCK, n);
-        }
+        if (!tc__vm_lane_blocks(R, sp->lo[sp->lane], tc__vm_extent(sp, sp->lane), acc)) return 0;
     } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
     if (!R->check) tc__vm_lane_store(R, acc);
+    return 1;
+}
+
+/* Segment items [first, last) of a reduction split by
+   tc__vm_plan_segments: each segment reduced as a row of its own would be
+   (on the element-wise path or through the bytecode), its partials folded
+   into seg_vals. */
+TC__PRIVATE int tc__vm_seg_items(tc__vm_run *R, int64_t first, int64_t last) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_stmt *vs = sp->vs;
+    size_t esz = tc_dtype_size(vs->vdt);
+    unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, vs->n_regs), id[8];
+    int64_t it, seg = tc__vm_item_start(sp, first, R->T->idx);
+    tc__vm_identity(vs->vdt, sp->st->reduce, id);
+    tc__vm_prologue(R);
+    for (it = first; it < last; it++) {
+        int64_t start = sp->lo[sp->lane] + seg * TC__VM_SEG;
+        int n = sp->hi[sp->lane] - start < TC__VM_SEG ? (int)(sp->hi[sp->lane] - start) : TC__VM_SEG;
+        int folded = 0;
+        R->T->idx[sp->lane] = start;
+        if (sp->ew && !R->check) {
+            folded = tc__vm_ew_run(R, n, acc, id) == 2;
+        } else {
+            tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
+            if (!tc__vm_lane_blocks(R, start, n, acc)) return 0;
+        }
+        if (!R->check) {
+            if (folded) memcpy(sp->seg_vals + (size_t)it * esz, acc, esz);
+            else tc__k_fold(vs->vdt, sp->st->reduce, acc, n < TC__VM_RED_LANES ? n : TC__VM_RED_LANES,
+                            sp->seg_vals + (size_t)it * esz);
+        }
+        if (++seg < sp->n_segs) continue;
+        seg = 0;
+        tc__vm_odo_next(sp, sp->outer, sp->n_outer, R->T->idx);
+    }
+    return 1;
+}
+
+/* After every segment ran: each output element its segments' values
+   folded, stored as tc__vm_lane_store would. Returns 1. */
+TC__PRIVATE int tc__vm_seg_combine(tc__vm_run *R) {
+    const tc__vm_splan *sp = R->sp;
+    size_t esz = tc_dtype_size(sp->vs->vdt);
+    int64_t it;
+    unsigned char h[8];
+    for (it = 0; it < sp->n_items; it += sp->n_segs) {
+        tc__vm_item_start(sp, it, R->T->idx);
+        tc__k_fold(sp->vs->vdt, sp->st->reduce, sp->seg_vals + (size_t)it * esz, (int)sp->n_segs, h);
+        tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, h, 1);
+    }
     return 1;
 }
 
@@ -10904,6 +11001,7 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     int64_t it, blk, *idx = R->T->idx;
     if (first >= last) return 1;
+    if (sp->n_segs > 1) return tc__vm_seg_items(R, first, last);
     if (sp->wred && !R->check) { /* no bytecode: see tc__vm_wred_items */
         tc__vm_wred_items(R, first, last);
         return 1;
@@ -11451,7 +11549,7 @@ TC__PRIVATE int tc__vm_row_aligned(const tc_plan *P, const tc__vm_splan *sp, int
 TC__PRIVATE int tc__vm_group_ok(const tc_plan *P, int g, int t) {
     const tc__vm_splan *a = &P->stmts[g], *b = &P->stmts[t];
     int u, w;
-    if (b->mk || b->ct || b->init || b->n_loops < 1 || b->st->loops[0].reduction ||
+    if (b->mk || b->ct || b->init || b->n_segs > 1 || b->n_loops < 1 || b->st->loops[0].reduction ||
         b->lane == 0 || P->ir->tensors[b->wt].rank < 1)
         return 0;
     if (b->lo[0] != a->lo[0] || b->hi[0] != a->hi[0] || a->hi[0] <= a->lo[0]) return 0;
@@ -11848,6 +11946,7 @@ typedef struct tc__vm_job {
     const tc__vm_splan *sp; /* one statement, or NULL: the row group [g0, g1) */
     int g0, g1;
     int check;              /* the gather check pass of sp */
+    int combine;            /* the segments of sp, all run, combined (tc__vm_seg_combine) */
     int64_t n_chunks;
     int64_t next;
     int failed;
@@ -11957,7 +12056,7 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
         c = J->next++; /* single-threaded without atomics */
 #endif
         if (c >= J->n_chunks) break;
-        ok = J->sp ? tc__vm_chunk(&R, c) : tc__vm_group_chunk(&R, J, c);
+        ok = J->combine ? tc__vm_seg_combine(&R) : J->sp ? tc__vm_chunk(&R, c) : tc__vm_group_chunk(&R, J, c);
         if (!ok) {
 #if defined(TC__HAVE_ATOMICS)
             TC__ATOMIC_STORE(&J->failed, 1);
@@ -12018,6 +12117,7 @@ TC__PRIVATE tc_status tc__vm_check_gathers(tc_plan *P, tc_pool *pool, tc_error *
         J.P = P;
         J.sp = sp;
         J.check = 1;
+        J.combine = 0;
         J.n_chunks = sp->n_chunks;
         if ((rc = tc__vm_run_job(P, pool, &J, err)) != TC_OK) return rc;
     }
@@ -12032,6 +12132,7 @@ TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err)
         tc__vm_job J;
         J.P = P;
         J.check = 0;
+        J.combine = 0;
         if (P->group_end[s] > s + 1) { /* a row group */
             J.sp = NULL;
             J.g0 = s;
@@ -12047,6 +12148,11 @@ TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err)
         J.sp = sp;
         J.n_chunks = sp->n_chunks;
         if ((rc = tc__vm_run_job(P, pool, &J, err)) != TC_OK) return rc;
+        if (sp->n_segs > 1) { /* on this thread, once every segment is done */
+            J.combine = 1;
+            J.n_chunks = 1;
+            if ((rc = tc__vm_run_job(P, pool, &J, err)) != TC_OK) return rc;
+        }
     }
     return TC_OK;
 }

@@ -627,6 +627,25 @@ static const kc_case kc_cases[] = {
     {"rowred-2loops", KC_ROWRED_2LOOPS, "M=3 N=65 K=7", "A=-1:1", KC_REDUCE, 0},
     {"rowred-2loops", KC_ROWRED_2LOOPS, "M=2 N=3 K=513", "A=-1:1", KC_REDUCE, 0},
     {"rowred-2loops-int32", KC_ROWRED_2LOOPS_INT, "M=3 N=7 K=100", "A=*", KC_EXACT, 0},
+    /* rows of 2 * TC_SEG_LANES (131072) lanes or more reduce in segments on
+       every thread (tc__vm_plan_segments): several segments, a last one of
+       5 lanes, several outputs, every operator and dtype, the bytecode path
+       (a select), without `!`, specials, a checked gather */
+    {"seg-sum", KC_SUM, "N=300000", 0, KC_REDUCE, 0},
+    {"seg-sum", KC_SUM, "N=131077", 0, KC_REDUCE, 0},
+    {"seg-rowred-sum", KC_ROWRED_SUM("float"), "M=2 N=131100", "A=0:1 m=-1:1 v=0:4", KC_REDUCE, 0},
+    {"seg-rowred-minmax", KC_ROWRED_MINMAX("double"), "M=2 N=131100", "A=-4:4 m=0.5:2", KC_EXACT, 0},
+    {"seg-rowred-special", KC_ROWRED_MINMAX("float"), "M=1 N=131100", "A=^? m=~?", KC_EXACT, 0},
+    {"seg-rowred-int32", KC_ROWRED_INT, "M=2 N=131100", "A=-30:30 m=-5:5", KC_EXACT, 0},
+    {"seg-reduce-acc", KC_REDUCTIONS_ACC, "M=2 N=131100", "X=0.99:1.01", KC_REDUCE, 1},
+    {"seg-generic",
+     "def sg(float(N) x) -> (s, m) {\n    s +=! x(i) > 0.0 ? x(i) : 0.5 * x(i)\n"
+     "    m min=! max(x(i), -0.25)\n}\n",
+     "N=131100", 0, KC_REDUCE, 0},
+    {"seg-gather", /* exact on every backend (a long float sum in order drifts on OpenCL's) */
+     "def sgt(float(V) w, int32(V) k, int32(N) Idx) -> (s, m) {\n"
+     "    s +=! k(Idx(i))\n    m max=! w(Idx(i))\n}\n",
+     "V=100 N=131100", "Idx=0:99", KC_EXACT, 0},
 };
 #define KC_N_CASES ((int)(sizeof kc_cases / sizeof kc_cases[0]))
 

@@ -481,19 +481,50 @@ static void kc_f32_free(tc_tensor *t, int n) {
     for (k = 0; k < n; k++) free(t[k].data);
 }
 
-static float kc_fold_partials(float *q, int n, int mx) {
-    int h = 1, i;
-    if (n < 1) return mx > 0 ? -HUGE_VALF : mx < 0 ? HUGE_VALF : 0.0f;
+/* A float reduction's operation: mx 1 max, -1 min, 0 sum; 2 product. */
+static float kc_red_op(int mx, float a, float b) {
+    return mx == 1 ? (b > a ? b : a) : mx == -1 ? (b < a ? b : a) : mx == 2 ? a * b : a + b;
+}
+static float kc_red_id(int mx) {
+    return mx == 1 ? -HUGE_VALF : mx == -1 ? HUGE_VALF : mx == 2 ? 1.0f : 0.0f;
+}
+
+/* tc__k_fold's tree over n values: the part beyond the largest power of
+   two first, then halves. */
+static float kc_fold_partials(float *q, int64_t n, int mx) {
+    int64_t h = 1, i;
+    if (n < 1) return kc_red_id(mx);
     while (h * 2 <= n) h *= 2;
     for (;;) {
-        for (i = 0; i < n - h; i++) q[i] = mx > 0 ? (q[i + h] > q[i] ? q[i + h] : q[i])
-                                       : mx < 0 ? (q[i + h] < q[i] ? q[i + h] : q[i])
-                                                : q[i] + q[i + h];
+        for (i = 0; i < n - h; i++) q[i] = kc_red_op(mx, q[i], q[i + h]);
         if (h == 1) break;
         n = h;
         h /= 2;
     }
     return q[0];
+}
+
+#ifndef TC_SEG_LANES /* tc.h's default (t_stream sets its own) */
+#define TC_SEG_LANES 65536
+#endif
+
+/* The order the VM reduces a row of n float values in, written out: 64
+   partials, element j in partial j % 64, folded; a row of 2 * TC_SEG_LANES
+   values or more in segments of TC_SEG_LANES, each reduced so, then their
+   values folded in the same tree. */
+static float kc_row_reduce(const float *v, int64_t n, int mx) {
+    const int64_t seg = n >= 2 * (int64_t)TC_SEG_LANES ? TC_SEG_LANES : n;
+    int64_t n_seg = seg ? (n + seg - 1) / seg : 0, s, j;
+    float *vals = (float *)malloc(sizeof(float) * (size_t)(n_seg + 1)), q[64], r;
+    for (s = 0; s < n_seg; s++) {
+        int64_t m = n - s * seg < seg ? n - s * seg : seg;
+        for (j = 0; j < 64; j++) q[j] = kc_red_id(mx);
+        for (j = 0; j < m; j++) q[j % 64] = kc_red_op(mx, q[j % 64], v[s * seg + j]);
+        vals[s] = kc_fold_partials(q, m < 64 ? m : 64, mx);
+    }
+    r = kc_fold_partials(vals, n_seg, mx);
+    free(vals);
+    return r;
 }
 
 static float kc_row_value(int k, float a, float b, float n) {
@@ -524,7 +555,7 @@ static void kc_row_order(int64_t N) {
     tc_tensor in[6], out[12];
     tc_error err;
     kc_rng rng = {(uint64_t)N * 31 + 5};
-    float *q = (float *)malloc(sizeof(float) * 64), *A, *B, *C, *S, *D, *E;
+    float *q = (float *)malloc(sizeof(float) * (size_t)N), *A, *B, *C, *S, *D, *E;
     int64_t i, j, bad_r = -1, bad_y = -1;
     int k;
     kc_f32_alloc(in, "221222", M, N);
@@ -543,16 +574,12 @@ static void kc_row_order(int64_t N) {
     if (p && q && kc_vm(p, in, 6, out, 12, NULL, &err) == TC_OK) {
         for (k = 0; k < 9; k++)
             for (i = 0; i < M; i++) {
-                int mx = k == 6 ? 1 : k == 7 ? -1 : 0, w = N < 64 ? (int)N : 64;
+                int mx = k == 6 ? 1 : k == 7 ? -1 : 0;
                 float got = ((float *)out[k].data)[i], want;
-                for (j = 0; j < 64; j++) q[j] = mx > 0 ? -HUGE_VALF : mx < 0 ? HUGE_VALF : 0.0f;
-                for (j = 0; j < N; j++) {
-                    float v = k == 6 ? D[i * N + j] : k == 7 ? E[i * N + j]
-                                                : kc_row_value(k, A[i * N + j], B[i * N + j], (float)N);
-                    float *d = &q[j % 64];
-                    *d = mx > 0 ? (v > *d ? v : *d) : mx < 0 ? (v < *d ? v : *d) : *d + v;
-                }
-                want = kc_fold_partials(q, w, mx);
+                for (j = 0; j < N; j++)
+                    q[j] = k == 6 ? D[i * N + j] : k == 7 ? E[i * N + j]
+                                  : kc_row_value(k, A[i * N + j], B[i * N + j], (float)N);
+                want = kc_row_reduce(q, N, mx);
                 if (memcmp(&got, &want, sizeof got) != 0 && bad_r < 0) bad_r = k * 1000 + i;
             }
         for (i = 0; i < M * N; i++) {
@@ -594,8 +621,7 @@ static void kc_absorb_order(int64_t N, tc_pool *pool) {
     tc_tensor in[3], out[8];
     tc_error err;
     kc_rng rng = {(uint64_t)N * 17 + 3};
-    float q[64];
-    int64_t i, j, bad = -1;
+    int64_t i, bad = -1;
     int k;
     kc_f32_alloc(in, "221", M, N);
     kc_f32_alloc(out, "21212121", M, N);
@@ -607,27 +633,9 @@ static void kc_absorb_order(int64_t N, tc_pool *pool) {
     if (p && kc_vm(p, in, 3, out, 8, pool, &err) == TC_OK) {
         for (k = 0; k < 4; k++) {
             const float *x = (const float *)out[2 * k].data, *got = (const float *)out[2 * k + 1].data;
-            int mx = k == 1 ? 1 : k == 2 ? -1 : 0, prod = k == 3;
+            int mx = k == 1 ? 1 : k == 2 ? -1 : k == 3 ? 2 : 0;
             for (i = 0; i < M; i++) {
-                float want;
-                for (j = 0; j < 64; j++) q[j] = mx > 0 ? -HUGE_VALF : mx < 0 ? HUGE_VALF : prod ? 1.0f : 0.0f;
-                for (j = 0; j < N; j++) {
-                    float v = x[i * N + j], *d = &q[j % 64];
-                    *d = mx > 0 ? (v > *d ? v : *d) : mx < 0 ? (v < *d ? v : *d) : prod ? *d * v : *d + v;
-                }
-                if (prod) { /* kc_fold_partials with products */
-                    int h = 1, n = N < 64 ? (int)N : 64, l;
-                    while (h * 2 <= n) h *= 2;
-                    for (;;) {
-                        for (l = 0; l < n - h; l++) q[l] = q[l] * q[l + h];
-                        if (h == 1) break;
-                        n = h;
-                        h /= 2;
-                    }
-                    want = q[0];
-                } else {
-                    want = kc_fold_partials(q, N < 64 ? (int)N : 64, mx);
-                }
+                float want = kc_row_reduce(x + i * N, N, mx);
                 if (memcmp(&want, &got[i], sizeof want) != 0 && bad < 0) bad = k * 1000 + i;
             }
         }
@@ -642,7 +650,8 @@ static void kc_absorb_order(int64_t N, tc_pool *pool) {
 }
 
 static void test_row_order(void) {
-    static const int64_t n[] = {1, 7, 63, 64, 65, 100, 511, 513, 1024, 1100};
+    /* ... 131100: three segments (tc__vm_plan_segments), the last of 28 lanes */
+    static const int64_t n[] = {1, 7, 63, 64, 65, 100, 511, 513, 1024, 1100, 131100};
     size_t k;
     for (k = 0; k < sizeof n / sizeof n[0]; k++) {
         kc_row_order(n[k]);
@@ -684,6 +693,8 @@ static void kc_expect_error(const char *src, const char *sizes, const char *rang
 static void test_run_errors(void) {
     kc_expect_error(KC_GATHER32, "V=10 D=3 L=20", "Idx=0:10", TC_ERR_BOUNDS, "gather past the end");
     kc_expect_error(KC_GATHER64, "V=10 D=3 L=20", "Idx=-3:3", TC_ERR_BOUNDS, "gather below 0");
+    kc_expect_error("def sgt(float(V) w, int32(N) Idx) -> (s) { s +=! w(Idx(i)) }", "V=100 N=131100",
+                    "Idx=0:100", TC_ERR_BOUNDS, "gather in a reduction run in segments");
     kc_expect_error(
         "def pre(float(N) B, float(M) C, float(K) D) -> (A) { A(i,j) = B(i) * C(i+j) * D(j) }",
         "N=4 M=7 K=5", 0, TC_ERR_BOUNDS, "precondition");

@@ -10,11 +10,15 @@
      fallback blocks), which must still give the IEEE quotient bitwise; and
      the builtins, whose polynomials then use fma, within their bounds;
    - TC__NO_VECTOR_EXT: the plain C loops of the row reductions that gcc
-     and clang otherwise run on vector extensions (tc__k_chain_reduce_f32).
+     and clang otherwise run on vector extensions (tc__k_chain_reduce_f32);
+   - TC_SEG_LANES 512: every reduction along a row of 1024 lanes or more
+     runs in segments (tc__vm_plan_segments), whose values are combined
+     after them; the default, 65536, only splits rows of 131072 lanes.
    Results must still match the reference and be the same for every thread
    count. */
 #define TC_STREAM_BYTES 1
 #define TC_FAST_FMA 1
 #define TC__NO_VECTOR_EXT 1
+#define TC_SEG_LANES 512
 #define TC_IMPLEMENTATION /* its own, with those settings */
 #include "t_kernels.c"

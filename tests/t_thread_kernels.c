@@ -41,6 +41,8 @@ static const kc_case kt_cases[] = {
     {"layernorm", KC_LAYERNORM, "M=33 N=200", "X=-4:4", KC_REDUCE, 0},
     {"stencil3", KC_STENCIL3, "N=5000", 0, KC_EXACT, 0},
     {"sum", KC_SUM, "N=20000", 0, KC_REDUCE, 0},
+    {"sum-segments", KC_SUM, "N=400000", 0, KC_REDUCE, 0}, /* 7 segments (tc__vm_plan_segments) */
+    {"rowsum-segments", KC_ROWSUM, "M=3 N=200000", 0, KC_REDUCE, 0},
     {"rowsum", KC_ROWSUM, "M=50 N=1000", 0, KC_REDUCE, 0},
     {"gather", KC_GATHER32, "V=50 D=64 L=100", "Idx=0:49", KC_EXACT, 0},
     {"gather64", KC_GATHER64, "V=50 D=3 L=1000", "Idx=0:49", KC_EXACT, 0},
