@@ -4,12 +4,23 @@
 # TC_NO_THREADS and custom allocator macros. One check per configuration.
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
+pass=0; fail=0; n=0
 STRICT="-Wshadow -Wconversion -Wdouble-promotion -Wundef -Wstrict-prototypes -Wmissing-prototypes -Wcast-qual -Wwrite-strings"
+jobs_max=$(nproc 2>/dev/null || echo 1)
+# One compile per configuration, as many at once as there are CPUs; each
+# leaves $tmp/N.name, and $tmp/N.ok when it compiled (tallied at the end).
 try() { # name, compiler and flags...
     local name=$1; shift
-    if "$@" -I. -c tests/compile_unit.c -o "$tmp/o.o" 2>"$tmp/err"; then pass=$((pass+1));
-    else fail=$((fail+1)); echo "FAIL compile: $name"; head -n 20 "$tmp/err"; fi
+    n=$((n + 1))
+    echo "$name" >"$tmp/$n.name"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    ( "$@" -I. -c tests/compile_unit.c -o "$tmp/$n.o" 2>"$tmp/$n.err" && touch "$tmp/$n.ok" ) &
+}
+try_sh() { # name, a shell command (its own output files)
+    n=$((n + 1))
+    echo "$1" >"$tmp/$n.name"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    ( bash -c "$2" >"$tmp/$n.err" 2>&1 && touch "$tmp/$n.ok" ) &
 }
 for cc in gcc clang; do
     try "$cc c99"          $cc -std=c99 -Wall -Wextra -Wpedantic -Werror $STRICT
@@ -29,13 +40,16 @@ for cxx in g++ clang++; do
     try "$cxx c++17" $cxx -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror
 done
 # Two translation units, the implementation in one: links and runs.
-if gcc -std=c99 -Wall -Wextra -Werror -I. -c tests/compile_unit.c -o "$tmp/a.o" &&
-   gcc -std=c99 -Wall -Wextra -Werror -I. -DTEST_NO_IMPL -c tests/compile_unit.c -o "$tmp/b.o" &&
-   gcc "$tmp/a.o" "$tmp/b.o" -o "$tmp/two" -lm -pthread && "$tmp/two"; then pass=$((pass+1));
-else fail=$((fail+1)); echo "FAIL two translation units"; fi
+try_sh "two translation units" "gcc -std=c99 -Wall -Wextra -Werror -I. -c tests/compile_unit.c -o $tmp/a.o &&
+    gcc -std=c99 -Wall -Wextra -Werror -I. -DTEST_NO_IMPL -c tests/compile_unit.c -o $tmp/b.o &&
+    gcc $tmp/a.o $tmp/b.o -o $tmp/two -lm -pthread && $tmp/two"
 # No mutable global state: the implementation has no .data or .bss symbols
 # (objdump, not nm: nm shows const pointer tables as `d`).
-if gcc -std=c99 -O2 -I. -DTEST_OPENCL -c tests/compile_unit.c -o "$tmp/g.o" &&
-   ! objdump -t "$tmp/g.o" | grep -E '[[:space:]]\.(data|bss)[[:space:]]'; then pass=$((pass+1));
-else fail=$((fail+1)); echo "FAIL mutable global state in the library"; fi
+try_sh "mutable global state in the library" "gcc -std=c99 -O2 -I. -DTEST_OPENCL -c tests/compile_unit.c -o $tmp/g.o &&
+    ! objdump -t $tmp/g.o | grep -E '[[:space:]]\.(data|bss)[[:space:]]'"
+wait
+for i in $(seq 1 "$n"); do
+    if [ -f "$tmp/$i.ok" ]; then pass=$((pass+1));
+    else fail=$((fail+1)); echo "FAIL compile: $(cat "$tmp/$i.name")"; head -n 20 "$tmp/$i.err"; fi
+done
 echo "RESULT $pass $fail"

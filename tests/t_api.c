@@ -3,8 +3,10 @@
    plans: every one is a status (never a crash), caller outputs are left
    untouched by a failed run, messages name what is wrong, and
    tc_error_format renders file:line:col, the source line and a caret. */
-#define TC_IMPLEMENTATION
-#include "tc.h"
+#include "tc.h" /* the implementation: tests/tc_impl.c, linked */
+/* the limits tc_impl.c is built with: tc.h's defaults */
+#define TC_MAX_SOURCE (16 * 1024 * 1024)
+#define TC_MAX_THREADS 64
 #include "harness.h"
 
 static const char *const mm_src = "def mm(float(M,K) Alpha, float(K,N) Beta) -> (Gamma) { "
