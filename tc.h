@@ -9161,6 +9161,7 @@ typedef struct tc__vm_splan {
     double work;        /* lane-iterations of the whole statement */
     int empty, red_empty;
     int any_empty;      /* some loop is empty: the body never runs */
+    uint64_t collapsed; /* reduction loops merged into another (tc__vm_plan_collapse) */
     int init;           /* 1: fill the tensor with the identity first */
     int fused;          /* `!` folded into the accumulator: the store assigns */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
@@ -9699,6 +9700,7 @@ TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
     for (l = 0; l < st->n_loops; l++) {
         int64_t ext = tc__vm_extent(sp, l);
         double score = 0.0;
+        if (l < 64 && (sp->collapsed >> l) & 1) continue;
         for (r = 0; r < sp->vs->n_reads; r++) {
             int64_t s = sp->reads[r].lstride[l];
             score += s == 0 ? 2.0 : (s == 1 || s == -1) ? 3.0 : 0.0;
@@ -9715,6 +9717,50 @@ TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
         }
     }
     return best;
+}
+
+/* Two reduction loops a and b from 0 that every read steps through as one
+   (a's stride is b's extent times b's: A(i,j) summed over both, row-major)
+   are one loop for the plan: b takes both extents; a is `collapsed`, out
+   of the plan's loops (its strides zeroed, so its value never matters).
+   The sum of a whole matrix is then one long row (the element-wise path,
+   segments over the threads) rather than a row per odometer step. Only
+   where nothing sees the loop values but the reads' strides: no loop
+   index as a value, no gather, no read checked lane by lane. Repeats
+   until no pair is left (a 3-d tensor's reduction is one loop). The
+   order of the reduction follows the merged loop (fixed by the sizes). */
+TC__PRIVATE int tc__vm_collapse_ok(const tc__vm_splan *sp, int a, int b) {
+    int64_t ea = tc__vm_extent(sp, a), eb = tc__vm_extent(sp, b), s;
+    int r;
+    if (sp->lo[a] != 0 || sp->lo[b] != 0 || ea < 2 || eb < 2 || ea > INT64_MAX / eb) return 0;
+    for (r = 0; r < sp->vs->n_reads; r++) {
+        const int64_t *ls = sp->reads[r].lstride;
+        if (!tc__mul64(eb, ls[b], &s) || s != ls[a]) return 0;
+    }
+    return 1;
+}
+TC__PRIVATE void tc__vm_plan_collapse(const tc_plan *P, tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    int rank = P->ir->tensors[sp->wt].rank, a, b, k, found = 1;
+    if (sp->any_empty || sp->st->reduce == TC_REDUCE_ASSIGN) return; /* `=`: the last write stays last */
+    for (k = 0; k < vs->n_ins; k++) {
+        int op = vs->ins[k].op;
+        if (op == TC_OP_INDEX || op == TC_OP_GOFF || op == TC_OP_GIDX || op == TC_OP_GLOAD) return;
+    }
+    for (k = 0; k < vs->n_reads; k++)
+        if (sp->reads[k].checked || vs->reads[k].gather) return;
+    while (found) {
+        found = 0;
+        for (a = rank; a < sp->n_loops && a < 64 && !found; a++)
+            for (b = rank; b < sp->n_loops && !found; b++) {
+                if (a == b || !tc__vm_collapse_ok(sp, a, b)) continue;
+                sp->hi[b] = tc__vm_extent(sp, a) * tc__vm_extent(sp, b);
+                sp->hi[a] = 1;
+                sp->collapsed |= (uint64_t)1 << a;
+                for (k = 0; k < vs->n_reads; k++) sp->reads[k].lstride[a] = 0;
+                found = 1;
+            }
+    }
 }
 
 /* Strides of a read slot through its affine dims, and (when the domain is
@@ -9797,7 +9843,7 @@ TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     double work = 1.0;
     sp->lane_red = sp->lane >= 0 && st->loops[sp->lane].reduction;
     for (l = 0; l < st->n_loops; l++) {
-        if (l == sp->lane) continue;
+        if (l == sp->lane || (l < 64 && (sp->collapsed >> l) & 1)) continue;
         if (l < rank) sp->outer[sp->n_outer++] = l;
         else sp->red[sp->n_red++] = l;
         if (l >= rank && tc__vm_extent(sp, l) == 0) sp->red_empty = 1;
@@ -10181,6 +10227,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     for (l = 0; l < sp->vs->n_reads; l++)
         if ((rc = tc__vm_plan_read(P, sp, l, err)) != TC_OK) return rc;
     if ((rc = tc__vm_check_write(P, sp, err)) != TC_OK) return rc;
+    tc__vm_plan_collapse(P, sp);
     sp->lane = tc__vm_pick_lane(P, sp);
     tc__vm_plan_order(P, sp);
     tc__vm_plan_init(P, sp);

@@ -646,6 +646,33 @@ static const kc_case kc_cases[] = {
      "def sgt(float(V) w, int32(V) k, int32(N) Idx) -> (s, m) {\n"
      "    s +=! k(Idx(i))\n    m max=! w(Idx(i))\n}\n",
      "V=100 N=131100", "Idx=0:99", KC_EXACT, 0},
+    /* reduction loops every read steps through as one are one loop
+       (tc__vm_plan_collapse): a whole matrix or 3-d tensor, a squared
+       difference, two of three loops, a contraction over two loops (a
+       GEMM then); and where they are not: from an offset, a loop index
+       as a value, a read that does not step through both */
+    {"collapse-sum2", "def cs2(float(M,N) A) -> (s, p) { s +=! A(i,j)\n p *=! A(i,j) }", "M=7 N=93",
+     "A=0.99:1.01", KC_REDUCE, 0},
+    {"collapse-3d", "def c3(float(B,M,N) A) -> (s, mx) { s +=! A(b,i,j)\n mx max=! A(b,i,j) }",
+     "B=3 M=5 N=70", 0, KC_REDUCE, 0},
+    {"collapse-mse",
+     "def mse(float(M,N) Y, float(M,N) T) -> (l) { l +=! (Y(i,j) - T(i,j)) * (Y(i,j) - T(i,j)) }",
+     "M=40 N=3300", 0, KC_REDUCE, 0},
+    {"collapse-two-of-three", "def pc(float(M,N,K) A) -> (s) { s(k) +=! A(i,j,k) }", "M=6 N=9 K=37", 0,
+     KC_REDUCE, 0},
+    {"collapse-transposed", "def ct(float(M,N) A) -> (s) { s +=! A(j,i) }", "M=30 N=30", 0, KC_REDUCE, 0},
+    {"collapse-contract",
+     "def cc(float(M,K,L) A, float(K,L,N) B) -> (C) { C(i,j) +=! A(i,k,l) * B(k,l,j) }",
+     "M=9 K=5 L=7 N=11", 0, KC_REDUCE, 0},
+    {"collapse-after", /* the loop merged away keeps no value from the statement before */
+     "def ca(float(M,N) A, float(K) x) -> (y, s) {\n    y(k,l) = x(k) * 2.0 where k in 2:K, l in 0:3\n"
+     "    s +=! A(i,j)\n}\n",
+     "M=6 N=70 K=5", 0, KC_REDUCE, 0},
+    {"collapse-offset", "def co(float(M,N) A) -> (s) { s +=! A(i,j) where j in 1:N }", "M=6 N=70", 0,
+     KC_REDUCE, 0},
+    {"collapse-index", "def ci(float(M,N) A) -> (s) { s +=! A(i,j) * j }", "M=6 N=70", 0, KC_REDUCE, 0},
+    {"collapse-broadcast", "def cb(float(M,N) A, float(N) v) -> (s) { s +=! A(i,j) * v(j) }", "M=6 N=70",
+     0, KC_REDUCE, 0},
 };
 #define KC_N_CASES ((int)(sizeof kc_cases / sizeof kc_cases[0]))
 

@@ -649,6 +649,41 @@ static void kc_absorb_order(int64_t N, tc_pool *pool) {
     tc_program_free(p);
 }
 
+/* Reduction loops every read steps through as one (A(i,j) summed over
+   both, row-major) are one loop (tc__vm_plan_collapse): the whole matrix
+   reduces as one row of M * N values, in kc_row_reduce's order. */
+static void kc_collapse_order(int64_t M, int64_t N) {
+    const char *src = "def sum2(float(M,N) A, float(M,N) B) -> (s, mx) {\n"
+                      "    s +=! A(i,j)\n    mx max=! A(i,j) * B(i,j)\n}\n";
+    tc_program *p = kc_compile(src, "collapse-order");
+    tc_tensor in[2], out[2];
+    tc_error err;
+    kc_rng rng = {(uint64_t)(M * N) * 7 + 1};
+    float *A, *B, *prod = (float *)malloc(sizeof(float) * (size_t)(M * N));
+    int64_t i;
+    kc_f32_alloc(in, "22", M, N);
+    kc_f32_alloc(out, "00", M, N);
+    A = (float *)in[0].data, B = (float *)in[1].data;
+    for (i = 0; i < M * N; i++) {
+        A[i] = (float)ldexp(kc_unif(&rng) * 2.0 - 1.0, (int)(kc_next(&rng) % 5) - 2);
+        B[i] = (float)(kc_unif(&rng) * 2.0 - 1.0);
+        prod[i] = A[i] * B[i];
+    }
+    if (p && prod && kc_vm(p, in, 2, out, 2, g_pool3, &err) == TC_OK) {
+        float want_s = kc_row_reduce(A, M * N, 0), want_m = kc_row_reduce(prod, M * N, 1);
+        CHECKF(memcmp(out[0].data, &want_s, sizeof want_s) == 0 && memcmp(out[1].data, &want_m, sizeof want_m) == 0,
+               "collapsed loops, M=%lld N=%lld: s %.9g (want %.9g), mx %.9g (want %.9g)", (long long)M,
+               (long long)N, (double)*(float *)out[0].data, (double)want_s, (double)*(float *)out[1].data,
+               (double)want_m);
+    } else {
+        CHECKF(0, "collapse-order M=%lld N=%lld: %s", (long long)M, (long long)N, p ? err.msg : "compile");
+    }
+    kc_f32_free(in, 2);
+    kc_f32_free(out, 2);
+    free(prod);
+    tc_program_free(p);
+}
+
 static void test_row_order(void) {
     /* ... 131100: three segments (tc__vm_plan_segments), the last of 28 lanes */
     static const int64_t n[] = {1, 7, 63, 64, 65, 100, 511, 513, 1024, 1100, 131100};
@@ -658,6 +693,8 @@ static void test_row_order(void) {
         kc_absorb_order(n[k], NULL);
         kc_absorb_order(n[k], g_pool3);
     }
+    kc_collapse_order(5, 77);
+    kc_collapse_order(3, 50021); /* 150063 values: segments too */
 }
 
 /* ---- run-time errors: both oracles fail, with the VM's status as specified ---- */

@@ -43,6 +43,10 @@ static const kc_case kt_cases[] = {
     {"sum", KC_SUM, "N=20000", 0, KC_REDUCE, 0},
     {"sum-segments", KC_SUM, "N=400000", 0, KC_REDUCE, 0}, /* 7 segments (tc__vm_plan_segments) */
     {"rowsum-segments", KC_ROWSUM, "M=3 N=200000", 0, KC_REDUCE, 0},
+    {"sum2-collapsed", "def cs2(float(M,N) A) -> (s) { s +=! A(i,j) }", "M=300 N=500", 0, KC_REDUCE, 0},
+    {"contract-collapsed",
+     "def cc(float(M,K,L) A, float(K,L,N) B) -> (C) { C(i,j) +=! A(i,k,l) * B(k,l,j) }",
+     "M=40 K=6 L=9 N=50", 0, KC_REDUCE, 0},
     {"rowsum", KC_ROWSUM, "M=50 N=1000", 0, KC_REDUCE, 0},
     {"gather", KC_GATHER32, "V=50 D=64 L=100", "Idx=0:49", KC_EXACT, 0},
     {"gather64", KC_GATHER64, "V=50 D=3 L=1000", "Idx=0:49", KC_EXACT, 0},
