@@ -7069,8 +7069,10 @@ TC__PRIVATE int tc__vm_sources(const tc__vm_ins *in, unsigned *src) {
    then each branch under a mask (parent mask AND cond, AND NOT cond) so a
    read in the unselected branch never touches memory. Only reads need the
    mask: arithmetic on masked-off lanes is harmless (no operation traps).
-   Values are memoized per (node, mask); subtrees without reads are shared
-   by every mask. Virtual registers are then packed by a linear scan. */
+   Values are memoized per (node, mask), a node standing for every node of
+   the same expression (tc__vm_mark_same: (Y - T) * (Y - T) loads Y and T
+   once and subtracts once); subtrees without reads are shared by every
+   mask. Virtual registers are then packed by a linear scan. */
 
 typedef struct tc__vm_memo {
     struct tc__vm_memo *next;
@@ -7096,6 +7098,7 @@ typedef struct tc__vm_emit {
     tc_dtype *vdt; /* dtype of each virtual register */
     int cap_vdt;
     tc__vm_memo **memo; /* per node */
+    int *same;          /* per node: the first node of the same expression */
     unsigned char *has_read;
     int n_pro;          /* prologue: block-invariant instructions */
     unsigned char *inv; /* per virtual register: block-invariant */
@@ -7345,7 +7348,7 @@ TC__PRIVATE int tc__vm_emit_expr(tc__vm_emit *E) {
         const tc_ir_node *nd = &st->nodes[f->node];
         int kids[TC_MAX_RANK + 5], nk = tc__vm_children(E, f->node, kids), reg = -1;
         int mask = f->mask;
-        if (f->stage == 0 && (reg = tc__vm_memo_find(E, f->node, f->mask)) >= 0) {
+        if (f->stage == 0 && (reg = tc__vm_memo_find(E, E->same[f->node], f->mask)) >= 0) {
             /* done already */
         } else if (nd->op == TC_IR_SELECT && f->stage == 1) {
             int mb, mc;
@@ -7376,7 +7379,7 @@ TC__PRIVATE int tc__vm_emit_expr(tc__vm_emit *E) {
         }
         if (reg < 0) {
             reg = tc__vm_emit_node(E, f);
-            if (reg < 0 || !tc__vm_memo_add(E, f->node, f->mask, reg)) return -1;
+            if (reg < 0 || !tc__vm_memo_add(E, E->same[f->node], f->mask, reg)) return -1;
         }
         sp--;
         if (sp == 0) result = reg;
@@ -7387,6 +7390,66 @@ TC__PRIVATE int tc__vm_emit_expr(tc__vm_emit *E) {
         }
     }
     return E->C->failed ? -1 : result;
+}
+
+/* Nodes a and b (a < b) compute the same value: same operation, dtype
+   and payload, operands the same expressions (same[] of earlier nodes). */
+TC__PRIVATE int tc__vm_same_node(const tc__vm_emit *E, int a, int b) {
+    const tc_ir_node *x = &E->st->nodes[a], *y = &E->st->nodes[b];
+    int k, d, l;
+    if (x->op != y->op || x->dtype != y->dtype || x->nargs != y->nargs) return 0;
+    for (k = 0; k < x->nargs && k < 4; k++)
+        if (E->same[x->args[k]] != E->same[y->args[k]]) return 0;
+    switch (x->op) {
+    case TC_IR_CONST: return x->ival == y->ival && memcmp(&x->fval, &y->fval, sizeof x->fval) == 0;
+    case TC_IR_INDEX: return x->loop == y->loop;
+    case TC_IR_SIZE: return x->sx == y->sx;
+    case TC_IR_CALL: return x->builtin == y->builtin;
+    case TC_IR_READ:
+        if (x->tensor != y->tensor) return 0;
+        for (d = 0; d < E->def->tensors[x->tensor].rank; d++) {
+            const tc_ir_index *p = &x->index[d], *q = &y->index[d];
+            if (p->affine != q->affine) return 0;
+            if (!p->affine) {
+                if (E->same[p->node] != E->same[q->node]) return 0;
+                continue;
+            }
+            if (p->offset != q->offset) return 0;
+            for (l = 0; l < E->st->n_loops; l++)
+                if (p->coef[l] != q->coef[l]) return 0;
+        }
+        return 1;
+    default: return 1;
+    }
+}
+
+/* same[n]: the first node computing n's value, found through a hash of
+   each node's operation and operands (expected linear time). */
+TC__PRIVATE int tc__vm_mark_same(tc__vm_emit *E) {
+    const tc_ir_stmt *st = E->st;
+    size_t cap = 16, h, k;
+    int i, *table;
+    while (cap < (size_t)st->n_nodes * 2) cap *= 2;
+    E->same = (int *)tc__alloc_n(E->C, (size_t)st->n_nodes + 1, sizeof(int));
+    table = (int *)tc__alloc_n(E->C, cap, sizeof(int));
+    if (!E->same || !table) return 0;
+    for (k = 0; k < cap; k++) table[k] = -1;
+    for (i = 0; i < st->n_nodes; i++) {
+        const tc_ir_node *nd = &st->nodes[i];
+        h = (size_t)nd->op * 31u + (size_t)nd->dtype;
+        for (k = 0; k < (size_t)nd->nargs && k < 4; k++) h = h * 131u + (size_t)E->same[nd->args[k]];
+        if (nd->op == TC_IR_READ) h = h * 131u + (size_t)nd->tensor;
+        if (nd->op == TC_IR_CONST) {
+            uint64_t bits;
+            memcpy(&bits, &nd->fval, sizeof bits);
+            h = h * 131u + (size_t)nd->ival + (size_t)(bits ^ (bits >> 32));
+        }
+        for (h &= cap - 1; table[h] >= 0 && !tc__vm_same_node(E, table[h], i); h = (h + 1) & (cap - 1))
+            continue;
+        if (table[h] < 0) table[h] = i;
+        E->same[i] = table[h];
+    }
+    return 1;
 }
 
 /* has_read[n]: the subtree of n contains a tensor read (nodes are in
@@ -7729,7 +7792,7 @@ TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_i
         st->value >= st->n_nodes || (unsigned)st->reduce >= TC_REDUCE_COUNT)
         return tc__vm_fail(&E, "malformed statement");
     s->vdt = tc__vm_compute_dtype(def->tensors[st->tensor].dtype);
-    if (!tc__vm_mark_reads(&E)) return 0;
+    if (!tc__vm_mark_reads(&E) || !tc__vm_mark_same(&E)) return 0;
     value = tc__vm_emit_expr(&E);
     if (value < 0 || tc__vm_hoist(&E) < 0 || !tc__vm_chains(&E, value) ||
         !tc__vm_check_slice(&E, &s->check) ||
@@ -10079,6 +10142,27 @@ TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) 
    - maybe then a one-argument builtin of its value.
    The loads become pointers into the tensors, and a row's blocks run in
    one go with no dispatch per instruction. */
+/* The op (instructions [op, end)) reads a uniform value at two operands,
+   the same expression computed once (tc__vm_mark_same: X(i,j) * m(i) +
+   X(i,j)) / m(i)): the element-wise path tells a uniform operand by its
+   register, spread over the lanes for one link and read as a scalar by
+   another, so it declines such an op. Operand p: p 0 the op's first, then
+   each link's second. */
+TC__PRIVATE unsigned tc__vm_ew_operand(const tc__vm_ins *ins, int op, int p) {
+    return p == 0 ? ins[op].b : ins[op + p - 1].c;
+}
+TC__PRIVATE int tc__vm_ew_uniform_twice(const tc__vm_splan *sp, int first_uni, int op, int end) {
+    const tc__vm_ins *ins = sp->vs->ins;
+    int p, q, n = end - op + 1;
+    for (p = 0; p < n; p++) {
+        unsigned r = tc__vm_ew_operand(ins, op, p);
+        if (!tc__vm_ew_uniform(sp, first_uni, op, r)) continue;
+        for (q = p + 1; q < n; q++)
+            if (tc__vm_ew_operand(ins, op, q) == r) return 1;
+    }
+    return 0;
+}
+
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int i, end, first_uni = -1;
@@ -10113,6 +10197,7 @@ TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     if (vs->ins[end - 1].op == TC_OP_CALL && tc_builtin_arity((tc_builtin)vs->ins[end - 1].dt2) == 1 &&
         end - 1 > i && vs->ins[end - 1].b == vs->ins[end - 2].a)
         end--; /* then a one-argument builtin of the op's value: tanh(a * x + b) */
+    if (tc__vm_ew_uniform_twice(sp, first_uni, i, end)) return;
     if (vs->chain && vs->chain[i] == end - i) sp->ew = 1;
     else if (i == end - 1 && vs->ins[i].op >= TC_OP_ADD && vs->ins[i].op <= TC_OP_MAX) sp->ew = 1;
     sp->ew_call = end < vs->n_ins;

@@ -646,6 +646,16 @@ static const kc_case kc_cases[] = {
      "def sgt(float(V) w, int32(V) k, int32(N) Idx) -> (s, m) {\n"
      "    s +=! k(Idx(i))\n    m max=! w(Idx(i))\n}\n",
      "V=100 N=131100", "Idx=0:99", KC_EXACT, 0},
+    /* the same expression twice is computed once (tc__vm_mark_same); not
+       where a constant (0.0 and -0.0), a dtype or an index differs, and a
+       read a branch masks stays masked */
+    {"same-expression",
+     "def se(float(N) x, float(N) y, int32(N) k) -> (a, b, c, d) {\n"
+     "    a(i) = (x(i) - y(i)) * (x(i) - y(i)) + x(i) * 2.0 + x(i) * 3.0\n"
+     "    b(i) = x(i) * 0.0 + x(i) * -0.0\n"
+     "    c(i) = i >= 1 ? x(i - 1) * x(i - 1) : x(i) * x(i)\n"
+     "    d(i) = float(k(i)) * 2.0 + float(k(i) * 2) + float(k(i)) * 2.0\n}\n",
+     "N=300", "k=*", KC_EXACT, 0},
     /* reduction loops every read steps through as one are one loop
        (tc__vm_plan_collapse): a whole matrix or 3-d tensor, a squared
        difference, two of three loops, a contraction over two loops (a

@@ -653,6 +653,40 @@ static void test_plan_strides_disasm(void) {
     tc_program_free(p);
 }
 
+/* Occurrences of `what` in s. */
+static int count_in(const char *s, const char *what) {
+    int n = 0;
+    for (s = strstr(s, what); s; s = strstr(s + 1, what)) n++;
+    return n;
+}
+
+/* The same expression twice is computed once (tc__vm_mark_same): loads of
+   the same element, the same arithmetic; not where a constant, a dtype or
+   an index differs. */
+static void test_same_expression_once(void) {
+    static const struct {
+        const char *src;
+        int loads, subs;
+    } cases[] = {
+        {"def a(float(N) Y, float(N) T) -> (l) { l +=! (Y(i) - T(i)) * (Y(i) - T(i)) }", 2, 1},
+        {"def b(float(N) Y, float(N) T) -> (l) { l +=! (Y(i) - T(i)) * (T(i) - Y(i)) }", 2, 2},
+        {"def c(float(N) Y) -> (l) { l(i) = (Y(i) - 2.0) * (Y(i) - 3.0) }", 1, 2},
+        {"def d(float(N) Y) -> (l) { l(i) = (Y(i) - 0.0) * (Y(i) - -0.0) }", 1, 2},
+        {"def e(float(N) Y) -> (l) { l(i) = (Y(i) - Y(i+1)) * (Y(i) - Y(i+1)) where i in 0:N-1 }", 2, 1},
+        {"def f(float(N) Y, int32(N) K) -> (l) { l(i) = (Y(K(i)) - 1.0) * (Y(K(i)) - 1.0) }", 2, 1},
+    };
+    char buf[4096];
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_program *p = src_compile(cases[k].src);
+        CHECK(p != NULL);
+        if (!p) continue;
+        CHECKF(tc_disasm(p, 0, buf, sizeof buf) > 0 && count_in(buf, "  LOAD") + count_in(buf, "  GLOAD") == cases[k].loads &&
+                   count_in(buf, "  SUB") == cases[k].subs,
+               "%s:\n%s", cases[k].src, buf);
+        tc_program_free(p);
+    }
+}
 
 /* The contraction microkernel: transposed operands, ragged tiles, float64,
    accumulation without `!`, several reduction loops, empty reductions.
@@ -864,6 +898,7 @@ int main(void) {
     RUN(test_src_guard_div);
     RUN(test_src_errors);
     RUN(test_plan_strides_disasm);
+    RUN(test_same_expression_once);
     RUN(test_contractions);
     RUN(test_conv_f64_empty);
     RUN(test_pooling);
