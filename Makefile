@@ -73,6 +73,15 @@ $(BUILD)/test-tsan/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test-tsan
 	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. -c $< -o $@
 $(LINKED:%=$(BUILD)/test/%): $(BUILD)/test/tc_impl.o
 $(LINKED:%=$(BUILD)/test-san/%): $(BUILD)/test-san/tc_impl.o
+# ... and those that fail allocations one by one, with small arena chunks
+# (many more allocations to fail)
+LINKED_A256 := t_alloc t_discard
+$(BUILD)/test/tc_impl_a256.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test
+	$(CC) -std=c99 -O2 -g -Wall -Wextra -DTC_ARENA_CHUNK=256 -I. -c $< -o $@
+$(BUILD)/test-san/tc_impl_a256.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test-san
+	$(CC) -std=c99 $(SAN) -Wall -Wextra -DTC_ARENA_CHUNK=256 -I. -c $< -o $@
+$(LINKED_A256:%=$(BUILD)/test/%): $(BUILD)/test/tc_impl_a256.o
+$(LINKED_A256:%=$(BUILD)/test-san/%): $(BUILD)/test-san/tc_impl_a256.o
 $(filter $(TEST_TSAN),$(LINKED:%=$(BUILD)/test-tsan/%)): $(BUILD)/test-tsan/tc_impl.o
 
 $(BUILD)/test/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test

@@ -3,10 +3,24 @@
 # a line, on stdin with -), adds up their "RESULT <passed> <failed>" lines
 # and prints the closing line CI reads: "N passed, M failed".
 # A program that crashes or prints no RESULT line counts as one failure.
+# Programs run as many at once as there are CPUs (TEST_JOBS overrides);
+# each one's report comes in the order given. Every test keeps its files in
+# a directory of its own, so they do not meet.
 passed=0; failed=0
-run_one() {
-    local cmd=$1 out rc line
-    out=$(eval "$cmd" 2>&1); rc=$?
+jobs_max=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+
+start_one() { # command; its output and exit status go to $tmp/N.out, N.rc
+    n=$((n + 1))
+    printf '%s\n' "$1" >"$tmp/$n.cmd"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    ( (eval "$1") </dev/null >"$tmp/$n.out" 2>&1; echo $? >"$tmp/$n.rc" ) &
+}
+
+report_one() { # N
+    local cmd out rc line
+    cmd=$(cat "$tmp/$1.cmd"); out=$(cat "$tmp/$1.out"); rc=$(cat "$tmp/$1.rc")
     line=$(printf '%s\n' "$out" | grep -E '^RESULT [0-9]+ [0-9]+$' | tail -n 1)
     if [ -z "$line" ]; then
         echo "== $cmd: no RESULT line (exit $rc)"; printf '%s\n' "$out" | tail -n 30
@@ -21,10 +35,13 @@ run_one() {
         echo "ok $cmd: $2 checks"
     fi
 }
+
 if [ "$1" = "-" ]; then
-    while IFS= read -r cmd; do [ -n "$cmd" ] && run_one "$cmd"; done
+    while IFS= read -r cmd; do [ -n "$cmd" ] && start_one "$cmd"; done
 else
-    for cmd in "$@"; do run_one "$cmd"; done
+    for cmd in "$@"; do start_one "$cmd"; done
 fi
+wait
+for i in $(seq 1 "$n"); do report_one "$i"; done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -5,8 +5,8 @@
    Every failing step must return TC_ERR_OUT_OF_MEMORY, leave nothing
    allocated (a live-block count, and LeakSanitizer in the ASan build) and
    never crash. Results of the steps that succeed are checked. */
-#define TC_ARENA_CHUNK 256 /* small chunks: many more allocations to fail */
-#define TC_IMPLEMENTATION
+/* linked with tc.h built with 256-byte arena chunks (tests/tc_impl.c,
+   TC_ARENA_CHUNK=256 in the Makefile): many more allocations to fail */
 #include "tc.h"
 #include "harness.h"
 #include "fail_alloc.h"

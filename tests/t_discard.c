@@ -10,8 +10,9 @@
    read across rows). A plan runs only with the flags it was made with;
    allocation failures leave nothing behind. */
 #define _DEFAULT_SOURCE
-#define TC_ARENA_CHUNK 256 /* small chunks: every plan allocation can fail on its own */
-#define TC_IMPLEMENTATION
+/* linked with tc.h built with 256-byte arena chunks (tests/tc_impl.c,
+   TC_ARENA_CHUNK=256 in the Makefile): every plan allocation can fail on
+   its own */
 #include "tc.h"
 #include "harness.h"
 #include "ref_eval.h"
