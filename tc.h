@@ -10132,19 +10132,9 @@ TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) 
     return 1;
 }
 
-/* Element-wise fast path (tc__vm_ew_run): a direct `=`, or a reduction
-   along its lane loop alone (a row's max or sum), whose body is
-   - contiguous or row-uniform plain loads, and instructions on
-     row-uniform values only (sqrt(var(i) + eps): once per row), in any
-     order;
-   - then one fused chain or one binary op (for a reduction, maybe none:
-     the value is a contiguous load);
-   - maybe then a one-argument builtin of its value.
-   The loads become pointers into the tensors, and a row's blocks run in
-   one go with no dispatch per instruction. */
 /* The op (instructions [op, end)) reads a uniform value at two operands,
-   the same expression computed once (tc__vm_mark_same: X(i,j) * m(i) +
-   X(i,j)) / m(i)): the element-wise path tells a uniform operand by its
+   the same expression computed once (tc__vm_mark_same: in (X(i,j) *
+   m(i) + X(i,j)) / m(i), m(i)): the element-wise path tells a uniform operand by its
    register, spread over the lanes for one link and read as a scalar by
    another, so it declines such an op. Operand p: p 0 the op's first, then
    each link's second. */
@@ -10163,6 +10153,16 @@ TC__PRIVATE int tc__vm_ew_uniform_twice(const tc__vm_splan *sp, int first_uni, i
     return 0;
 }
 
+/* Element-wise fast path (tc__vm_ew_run): a direct `=`, or a reduction
+   along its lane loop alone (a row's max or sum), whose body is
+   - contiguous or row-uniform plain loads, and instructions on
+     row-uniform values only (sqrt(var(i) + eps): once per row), in any
+     order;
+   - then one fused chain or one binary op (for a reduction, maybe none:
+     the value is a contiguous load);
+   - maybe then a one-argument builtin of its value.
+   The loads become pointers into the tensors, and a row's blocks run in
+   one go with no dispatch per instruction. */
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int i, end, first_uni = -1;
