@@ -9756,6 +9756,11 @@ TC__PRIVATE int tc__vm_row_loop(const tc__vm_splan *sp) {
     return sp->n_outer ? sp->outer[sp->n_outer - 1] : -1;
 }
 
+/* Loop l was merged into another (tc__vm_plan_collapse): out of the plan. */
+TC__PRIVATE int tc__vm_collapsed(const tc__vm_splan *sp, int l) {
+    return l < 64 && (sp->collapsed >> l) & 1;
+}
+
 TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
     const tc_ir_stmt *st = sp->st;
     int l, r, best = -1;
@@ -9763,7 +9768,7 @@ TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
     for (l = 0; l < st->n_loops; l++) {
         int64_t ext = tc__vm_extent(sp, l);
         double score = 0.0;
-        if (l < 64 && (sp->collapsed >> l) & 1) continue;
+        if (tc__vm_collapsed(sp, l)) continue;
         for (r = 0; r < sp->vs->n_reads; r++) {
             int64_t s = sp->reads[r].lstride[l];
             score += s == 0 ? 2.0 : (s == 1 || s == -1) ? 3.0 : 0.0;
@@ -9906,7 +9911,7 @@ TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     double work = 1.0;
     sp->lane_red = sp->lane >= 0 && st->loops[sp->lane].reduction;
     for (l = 0; l < st->n_loops; l++) {
-        if (l == sp->lane || (l < 64 && (sp->collapsed >> l) & 1)) continue;
+        if (l == sp->lane || tc__vm_collapsed(sp, l)) continue;
         if (l < rank) sp->outer[sp->n_outer++] = l;
         else sp->red[sp->n_red++] = l;
         if (l >= rank && tc__vm_extent(sp, l) == 0) sp->red_empty = 1;

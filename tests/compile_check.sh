@@ -9,17 +9,17 @@ STRICT="-Wshadow -Wconversion -Wdouble-promotion -Wundef -Wstrict-prototypes -Wm
 jobs_max=$(nproc 2>/dev/null || echo 1)
 # One compile per configuration, as many at once as there are CPUs; each
 # leaves $tmp/N.name, and $tmp/N.ok when it compiled (tallied at the end).
-try() { # name, compiler and flags...
-    local name=$1; shift
-    n=$((n + 1))
-    echo "$name" >"$tmp/$n.name"
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-    ( "$@" -I. -c tests/compile_unit.c -o "$tmp/$n.o" 2>"$tmp/$n.err" && touch "$tmp/$n.ok" ) &
-}
-try_sh() { # name, a shell command (its own output files)
+slot() { # name: the next check's number, once a CPU is free
     n=$((n + 1))
     echo "$1" >"$tmp/$n.name"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+}
+try() { # name, compiler and flags...
+    slot "$1"; shift
+    ( "$@" -I. -c tests/compile_unit.c -o "$tmp/$n.o" 2>"$tmp/$n.err" && touch "$tmp/$n.ok" ) &
+}
+try_sh() { # name, a shell command (its own output files)
+    slot "$1"
     ( bash -c "$2" >"$tmp/$n.err" 2>&1 && touch "$tmp/$n.ok" ) &
 }
 for cc in gcc clang; do
