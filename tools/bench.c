@@ -16,7 +16,10 @@
    Usage: tc-bench [--csv] [--quick] [--threads 1,2] [--family F,...]
                    [--blas-core auto|keep|NAME] [KERNEL ...]
    Timing rule: warm-up calls, then at least 7 timed calls (CLOCK_MONOTONIC);
-   median, min and max are reported. No figure is asserted anywhere. */
+   median, min and max are reported. tc and the naive loops at one thread
+   count take their calls in turn, round after round (see "Interleaved
+   timing"), so that their ratios compare calls made under the same load;
+   tc-opencl and OpenBLAS are timed alone. No figure is asserted anywhere. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -695,34 +698,51 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Warm-up calls (the first call, plus more when calls are short), then an
-   odd number of timed calls: at least 7, more while they fit in target_s;
-   5 (BENCH.md's minimum) when one call takes over a second, so that a slow
-   variant does not stretch `make bench` past a few minutes. */
-static int time_calls(const bench_opts *o, call_fn fn, void *ctx, timing *t, char *msg,
-                      size_t cap) {
-    double times[64], t0, first;
-    int warm, reps, r;
-    t0 = now_s();
-    if (fn(ctx, msg, cap)) return 1;
-    first = now_s() - t0;
-    warm = o->quick ? 0 : first < 0.01 ? 3 : first < 0.1 ? 1 : 0;
-    for (r = 0; r < warm; r++)
-        if (fn(ctx, msg, cap)) return 1;
-    reps = o->quick ? 3 : (int)(o->target_s / (first > 1e-9 ? first : 1e-9));
-    if (!o->quick && reps < 7) reps = first > 1.0 ? 5 : 7;
-    if (reps > 41) reps = 41;
-    reps |= 1;
-    for (r = 0; r < reps; r++) {
-        t0 = now_s();
-        if (fn(ctx, msg, cap)) return 1;
-        times[r] = now_s() - t0;
-    }
+#define MAX_REPS 41
+
+/* How many timed calls a variant gets, from how long one call took: an odd
+   number, at least 7 and more while they fit in target_s; 5 (BENCH.md's
+   minimum) when a call takes over a second, so that a slow variant does not
+   stretch `make bench` past a few minutes; 3 with --quick. */
+static int rep_count(const bench_opts *o, double call_s) {
+    int reps = o->quick ? 3 : (int)(o->target_s / (call_s > 1e-9 ? call_s : 1e-9));
+    if (!o->quick && reps < 7) reps = call_s > 1.0 ? 5 : 7;
+    if (reps > MAX_REPS) reps = MAX_REPS;
+    return reps | 1;
+}
+/* Warm-up calls before timing: none with --quick or for slow calls. */
+static int warm_count(const bench_opts *o, double call_s) {
+    return o->quick ? 0 : call_s < 0.01 ? 3 : call_s < 0.1 ? 1 : 0;
+}
+
+static void set_timing(timing *t, double *times, int reps) {
     qsort(times, (size_t)reps, sizeof times[0], cmp_double);
     t->med = times[reps / 2];
     t->min = times[0];
     t->max = times[reps - 1];
     t->reps = reps;
+}
+
+/* One variant timed alone: the first call, warm-up calls, then the timed
+   calls back to back (tc-opencl, and OpenBLAS, whose workers spin between
+   calls and would slow whatever ran next). */
+static int time_calls(const bench_opts *o, call_fn fn, void *ctx, timing *t, char *msg,
+                      size_t cap) {
+    double times[MAX_REPS], t0, first;
+    int warm, reps, r;
+    t0 = now_s();
+    if (fn(ctx, msg, cap)) return 1;
+    first = now_s() - t0;
+    warm = warm_count(o, first);
+    for (r = 0; r < warm; r++)
+        if (fn(ctx, msg, cap)) return 1;
+    reps = rep_count(o, first);
+    for (r = 0; r < reps; r++) {
+        t0 = now_s();
+        if (fn(ctx, msg, cap)) return 1;
+        times[r] = now_s() - t0;
+    }
+    set_timing(t, times, reps);
     return 0;
 }
 
@@ -793,6 +813,96 @@ static row *measure(bench *b, kstate *k, int ki, const char *family, const char 
     }
     r->status = check_output(OUT(k), ref, tol, n, &r->err_ratio) ? ROW_OK : ROW_MISMATCH;
     return r;
+}
+
+/* ==== Interleaved timing ====================================================
+   At each thread count, tc and the naive loops are timed in rounds, one
+   call of each variant in turn, so that a neighbour's load on this shared
+   machine falls on every variant alike rather than on whichever ran in that
+   second: timed one after another, layernorm's ratio to naive-ffm moved
+   between 0.5x and 1.0x from run to run. Each round starts one variant
+   further on. After every call the caller waits GAP_S, longer than the tc
+   pool's workers spin after a job (4000 pauses, 0.05 ms here), so that no
+   worker still spinning from one variant's call slows the next. The wait
+   is a busy one: a thread that sleeps gives its virtual CPU back to the
+   hypervisor, and every call after that ran up to twice as slow. Variants
+   of one thread count only share a round: a call with one thread leaves
+   the second CPU idle, and the next two-thread call then found it cold
+   (matmul 1024 at 2 threads: 8 ms timed back to back, 10.5 in mixed
+   rounds). All variants share the inputs and the output buffer, so each
+   finds the caches as the one before left them. */
+#define MAX_CONTENDERS 24
+#define GAP_S 1e-4
+
+typedef struct contender {
+    row *r;
+    call_fn fn;
+    void *ctx;
+    double first; /* the checking call's time, s */
+    double times[MAX_REPS];
+} contender;
+
+typedef struct lineup {
+    contender c[MAX_CONTENDERS];
+    int n;
+} lineup;
+
+/* Poisons the checked output (NaN), makes one call and checks it; a variant
+   that ran joins the lineup, its context kept until time_lineup. */
+static row *enlist(bench *b, lineup *L, kstate *k, int ki, const char *family,
+                   const char *variant, int threads, call_fn fn, void *ctx, const double *ref,
+                   const double *tol) {
+    const int64_t n = numel(&k->s->out[k->s->checked]);
+    row *r = new_row(b, ki, family, variant, threads);
+    contender *c;
+    double t0;
+    if (!r) return NULL;
+    memset(OUT(k), 0xff, (size_t)n * sizeof(float));
+    t0 = now_s();
+    if (fn(ctx, r->note, sizeof r->note)) return r; /* ROW_ERROR */
+    if (L->n == MAX_CONTENDERS) {
+        snprintf(r->note, sizeof r->note, "tc-bench: more than %d variants", MAX_CONTENDERS);
+        return r;
+    }
+    c = &L->c[L->n++];
+    c->first = now_s() - t0;
+    c->r = r;
+    c->fn = fn;
+    c->ctx = ctx;
+    r->status = check_output(OUT(k), ref, tol, n, &r->err_ratio) ? ROW_OK : ROW_MISMATCH;
+    return r;
+}
+
+/* The variants of the lineup with this many threads: warm-up rounds, then
+   timed rounds; the counts follow from a round's mean call (its slowest,
+   when that takes over a second). A variant whose call fails leaves the
+   rounds with its error. */
+static void time_lineup(const bench_opts *o, lineup *L, int threads) {
+    contender *c[MAX_CONTENDERS];
+    double sum = 0.0, slowest = 0.0;
+    int reps, warm, r, j, n = 0;
+    for (j = 0; j < L->n; j++)
+        if (L->c[j].r->threads == threads) {
+            c[n++] = &L->c[j];
+            sum += L->c[j].first;
+            if (L->c[j].first > slowest) slowest = L->c[j].first;
+        }
+    if (n == 0) return;
+    warm = warm_count(o, sum / n);
+    reps = rep_count(o, slowest > 1.0 ? slowest : sum / n);
+    for (r = -warm; r < reps; r++)
+        for (j = 0; j < n; j++) {
+            contender *v = c[(r + warm + j) % n];
+            double t0;
+            if (v->r->status == ROW_ERROR) continue;
+            t0 = now_s();
+            if (v->fn(v->ctx, v->r->note, sizeof v->r->note)) v->r->status = ROW_ERROR;
+            else if (r >= 0) v->times[r] = now_s() - t0;
+            t0 = now_s();
+            while (now_s() - t0 < GAP_S) continue;
+        }
+    for (j = 0; j < n; j++)
+        if (c[j]->r->status != ROW_ERROR) set_timing(&c[j]->r->t, c[j]->times, reps);
 }
 
 static const row *find_row(const bench *b, int ki, const char *family, int threads) {
@@ -871,11 +981,18 @@ static void compare_bitwise(row *r, const kstate *k, float **first, int *first_t
              len ? "; " : "", *first_threads);
 }
 
-static void run_tc(bench *b, kstate *k, int ki, const double *ref, const double *tol) {
+/* tc's variants of one kernel: a plan per thread count, kept until they
+   are timed. */
+typedef struct tc_family {
+    tc_program *prog;
+    tc_tensor in[3], out[4];
+    tc_call call[8]; /* one per entry of o.threads */
+} tc_family;
+
+static void enlist_tc(bench *b, lineup *L, tc_family *F, kstate *k, int ki, const double *ref,
+                      const double *tol) {
     const kspec *s = k->s;
     tc_compile_desc cd;
-    tc_program *prog = NULL;
-    tc_tensor in[3], out[4];
     tc_error err;
     char msg[400];
     float *first = NULL;
@@ -883,36 +1000,39 @@ static void run_tc(bench *b, kstate *k, int ki, const double *ref, const double 
     memset(&cd, 0, sizeof cd);
     cd.source = s->src;
     cd.name = s->kernel;
-    if (tc_compile(&cd, &prog, &err) != TC_OK) {
+    if (tc_compile(&cd, &F->prog, &err) != TC_OK) {
         snprintf(msg, sizeof msg, "tc_compile: %s: %s", tc_status_name(err.code), err.msg);
         for (t = 0; t < b->o.n_threads; t++) error_row(b, ki, "tc", "plan", b->o.threads[t], msg);
         return;
     }
-    set_tensors(k, in, out);
+    set_tensors(k, F->in, F->out);
     for (t = 0; t < b->o.n_threads; t++) {
-        tc_call c;
-        memset(&c, 0, sizeof c);
-        c.rd.inputs = in;
-        c.rd.n_inputs = s->n_in;
-        c.rd.outputs = out;
-        c.rd.n_outputs = s->n_out;
-        c.rd.discard = s->discard;
-        c.rd.pool = b->pool[t];
+        tc_call *c = &F->call[t];
+        c->rd.inputs = F->in;
+        c->rd.n_inputs = s->n_in;
+        c->rd.outputs = F->out;
+        c->rd.n_outputs = s->n_out;
+        c->rd.discard = s->discard;
+        c->rd.pool = b->pool[t];
         if (!b->pool[t]) {
             error_row(b, ki, "tc", "plan", b->o.threads[t], b->pool_err[t]);
             continue;
         }
-        if (tc_plan_create(prog, &c.rd, &c.plan, &err) != TC_OK) {
+        if (tc_plan_create(F->prog, &c->rd, &c->plan, &err) != TC_OK) {
             snprintf(msg, sizeof msg, "tc_plan_create: %s: %s", tc_status_name(err.code), err.msg);
             error_row(b, ki, "tc", "plan", b->o.threads[t], msg);
             continue;
         }
-        compare_bitwise(measure(b, k, ki, "tc", "plan", b->o.threads[t], call_tc, &c, ref, tol), k,
+        compare_bitwise(enlist(b, L, k, ki, "tc", "plan", b->o.threads[t], call_tc, c, ref, tol), k,
                         &first, &first_threads);
-        tc_plan_free(c.plan);
     }
     free(first);
-    tc_program_free(prog);
+}
+
+static void tc_family_free(tc_family *F) {
+    int t;
+    for (t = 0; t < 8; t++) tc_plan_free(F->call[t].plan);
+    tc_program_free(F->prog);
 }
 
 /* ==== Family: tc-opencl ===================================================== */
@@ -999,15 +1119,16 @@ static int call_naive(void *ctx, char *msg, size_t cap) {
     return 0;
 }
 
-static void run_naive(bench *b, kstate *k, int ki, const naive_family *f, const double *ref,
-                      const double *tol) {
+/* calls: one per entry of o.threads, kept until they are timed. */
+static void enlist_naive(bench *b, lineup *L, naive_call *calls, kstate *k, int ki,
+                         const naive_family *f, const double *ref, const double *tol) {
     int t;
     for (t = 0; t < b->o.n_threads; t++) {
-        naive_call c;
-        c.f = f;
-        c.k = k;
-        c.threads = b->o.threads[t];
-        measure(b, k, ki, f->name, k->s->naive_variant, c.threads, call_naive, &c, ref, tol);
+        naive_call *c = &calls[t];
+        c->f = f;
+        c->k = k;
+        c->threads = b->o.threads[t];
+        enlist(b, L, k, ki, f->name, k->s->naive_variant, c->threads, call_naive, c, ref, tol);
     }
 }
 
@@ -1464,8 +1585,9 @@ static int kernel_selected(const bench_opts *o, const kspec *s) {
 
 /* ==== Main ================================================================== */
 
-/* Every family on one kernel, baselines after tc (OpenBLAS's spinning
-   workers must not overlap tc's figures), then the kernel's rows. */
+/* Every family on one kernel: tc and the naive loops interleaved, then
+   tc-opencl and OpenBLAS each on its own (OpenBLAS's spinning workers must
+   not overlap the others' figures), then the kernel's rows. */
 static void run_kernel(bench *b, int ki) {
     const kspec *s = &kernels[ki];
     const int64_t n = numel(&s->out[s->checked]);
@@ -1473,6 +1595,9 @@ static void run_kernel(bench *b, int ki) {
     double *ref = (double *)malloc((size_t)n * sizeof(double));
     double *tol = (double *)malloc((size_t)n * sizeof(double));
     const int first_row = b->n_rows;
+    static tc_family F[1];       /* the variants being timed: kept off the stack */
+    static lineup L[1];
+    static naive_call naive_calls[2][8];
     int i;
     if (!ref || !tol || !kstate_init(&k, s)) {
         fprintf(stderr, "tc-bench: %s %s: out of memory\n", s->kernel, s->size);
@@ -1482,12 +1607,16 @@ static void run_kernel(bench *b, int ki) {
         return;
     }
     s->reference(&k, ref, tol);
-    if (family_on(b, "tc")) run_tc(b, &k, ki, ref, tol);
+    memset(F, 0, sizeof *F);
+    L->n = 0;
+    if (family_on(b, "tc")) enlist_tc(b, L, F, &k, ki, ref, tol);
+    if (family_on(b, "naive")) enlist_naive(b, L, naive_calls[0], &k, ki, &fam_naive, ref, tol);
+    if (family_on(b, "naive-ffm")) enlist_naive(b, L, naive_calls[1], &k, ki, &fam_ffm, ref, tol);
+    for (i = 0; i < b->o.n_threads; i++) time_lineup(&b->o, L, b->o.threads[i]);
+    tc_family_free(F);
 #if defined(TC_BENCH_OPENCL)
     if (family_on(b, "tc-opencl")) run_ocl(b, &k, ki, ref, tol);
 #endif
-    if (family_on(b, "naive")) run_naive(b, &k, ki, &fam_naive, ref, tol);
-    if (family_on(b, "naive-ffm")) run_naive(b, &k, ki, &fam_ffm, ref, tol);
 #if defined(TC_BENCH_BLAS)
     if (family_on(b, "blas") && s->blas) run_blas(b, &k, ki, ref, tol);
 #endif
