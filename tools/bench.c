@@ -698,7 +698,7 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-#define MAX_REPS 41
+#define MAX_REPS 101
 
 /* How many timed calls a variant gets, from how long one call took: an odd
    number, at least 7 and more while they fit in target_s; 5 (BENCH.md's
