@@ -817,22 +817,21 @@ static row *measure(bench *b, kstate *k, int ki, const char *family, const char 
 
 /* ==== Interleaved timing ====================================================
    At each thread count, tc and the naive loops are timed in rounds, one
-   call of each variant in turn, so that a neighbour's load on this shared
-   machine falls on every variant alike rather than on whichever ran in that
-   second: timed one after another, layernorm's ratio to naive-ffm moved
-   between 0.5x and 1.0x from run to run. Each round starts one variant
-   further on. After every call the caller waits GAP_S, longer than the tc
-   pool's workers spin after a job (4000 pauses, 0.05 ms here), so that no
-   worker still spinning from one variant's call slows the next. The wait
-   is a busy one: a thread that sleeps gives its virtual CPU back to the
-   hypervisor, and every call after that ran up to twice as slow. Variants
-   of one thread count only share a round: a call with one thread leaves
-   the second CPU idle, and the next two-thread call then found it cold
-   (matmul 1024 at 2 threads: 8 ms timed back to back, 10.5 in mixed
-   rounds). All variants share the inputs and the output buffer, so each
+   timed call of each variant in turn, so that a neighbour's load on this
+   shared machine falls on every variant alike rather than on whichever ran
+   in that second: timed one after another, layernorm's ratio to naive-ffm
+   moved between 0.5x and 1.0x from run to run. Each round starts one
+   variant further on. A variant's timed call comes right after an untimed
+   one of its own (unless a call takes WARM_S or more), so it runs as calls
+   made back to back do: the pool's workers are still spinning, not asleep
+   (a worker that sleeps gives its virtual CPU back to the hypervisor; with
+   a pause between calls instead, matmul 1024 at 2 threads took 10 to 11.5
+   ms rather than 8), and no worker spinning after another variant's call
+   is left to slow a timed one. Variants of one thread count only share a
+   round. All variants share the inputs and the output buffer, so each
    finds the caches as the one before left them. */
 #define MAX_CONTENDERS 24
-#define GAP_S 1e-4
+#define WARM_S 0.05
 
 typedef struct contender {
     row *r;
@@ -895,11 +894,13 @@ static void time_lineup(const bench_opts *o, lineup *L, int threads) {
             contender *v = c[(r + warm + j) % n];
             double t0;
             if (v->r->status == ROW_ERROR) continue;
+            if (v->first < WARM_S && v->fn(v->ctx, v->r->note, sizeof v->r->note)) {
+                v->r->status = ROW_ERROR;
+                continue;
+            }
             t0 = now_s();
             if (v->fn(v->ctx, v->r->note, sizeof v->r->note)) v->r->status = ROW_ERROR;
             else if (r >= 0) v->times[r] = now_s() - t0;
-            t0 = now_s();
-            while (now_s() - t0 < GAP_S) continue;
         }
     for (j = 0; j < n; j++)
         if (c[j]->r->status != ROW_ERROR) set_timing(&c[j]->r->t, c[j]->times, reps);
