@@ -5,7 +5,9 @@
    sanitizer report; every failure is a status with a message. Generated
    integer-only programs are also checked against the reference evaluator
    (exactly), so wrong results and unchecked accesses count too.
-   Fixed-seed PRNG: every run sees the same inputs. */
+   Fixed-seed PRNG: every run sees the same inputs. For a longer campaign
+   outside the suite, TC_FUZZ_SEED sets another seed and TC_FUZZ_ROUNDS the
+   number of generated rounds (1000; three programs each). */
 #define _DEFAULT_SOURCE
 /* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
@@ -361,8 +363,9 @@ static void test_mutations(void) {
 }
 static void test_generated(void) {
     char s[4096];
-    int i, compiled0 = fz_compiled;
-    for (i = 0; i < 1000; i++) {
+    const char *env = getenv("TC_FUZZ_ROUNDS");
+    int i, compiled0 = fz_compiled, rounds = env ? atoi(env) : 1000;
+    for (i = 0; i < rounds; i++) {
         fz_generate(s, (int)sizeof s, 0);
         fz_one(s, 0);
         fz_generate(s, (int)sizeof s, 1);
@@ -453,6 +456,8 @@ static void test_hostile(void) {
 }
 
 int main(void) {
+    const char *seed = getenv("TC_FUZZ_SEED");
+    if (seed) fz_rng.s = strtoull(seed, NULL, 10);
     RUN(test_hostile);
     RUN(test_random_bytes);
     RUN(test_token_soup);
