@@ -8536,7 +8536,8 @@ TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const vo
    the n elements, the first the row's element 0, in tc__k_reduce_lanes'
    order, without a block of values in between; then stored in p. The value is a[i] (code TC__FXR_BARE, any
    reduction), or for a sum one op (TC__FXR_ONE + op, the operand b[i] or
-   the scalar *s) or a pair of a chain (tc__k_chain_code; c[i] or *s).
+   the scalar *s), a pair of a chain (tc__k_chain_code; c[i] or *s), or
+   one op's value squared (TC__FXR_SQUARE + op: an MSE's (y - t)^2).
    With gcc's vector extensions (gcc, clang) the 64 partials are four
    16-float vectors held in registers across the row (a local array goes
    through memory on every step); the same operations, lane by lane.
@@ -8545,6 +8546,7 @@ TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const vo
    (TC__VM_FOLD64): p[0] is then the row's value and the kernel returns 1;
    a shorter row returns 0 with its partials in p. */
 #define TC__FXR_BARE 100
+#define TC__FXR_SQUARE 110 /* + op: (a[i] op b[i]) squared, or (a[i] op *s) */
 /* tc__e_amin_f32, tc__e_amax_f32 (functions do not inline into a kernel
    with its own optimize attribute) */
 #define TC__FXR_AMIN(x, y) ((y) < (x) ? (y) : (x))
@@ -8597,6 +8599,8 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
 #define TC__FXR_E1V(X, O1, O2) TC__FX_##O1(X(a), X(b))
 #define TC__FXR_E2S(X, O1, O2) TC__FX_##O2(TC__FX_##O1(X(a), X(b)), sv)
 #define TC__FXR_E2V(X, O1, O2) TC__FX_##O2(TC__FX_##O1(X(a), X(b)), X(c))
+#define TC__FXR_EQS(X, O1, O2) TC__FX_MUL(TC__FX_##O1(X(a), sv), TC__FX_##O1(X(a), sv))
+#define TC__FXR_EQV(X, O1, O2) TC__FX_MUL(TC__FX_##O1(X(a), X(b)), TC__FX_##O1(X(a), X(b)))
 #define TC__FXR_SUM(E, O1, O2) TC__FXR_LOOP(TC__FX_ADD, TC__FX_ADD, E, O1, O2)
 #define TC__FXR_C2(O1, O2)                                                                   \
     case TC__FX_CODE(TC__FX_OP(O1), TC__FX_OP(O2), 0):                                       \
@@ -8609,6 +8613,11 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
         else TC__FXR_SUM(TC__FXR_E1V, O1, O1);                                               \
         break;                                                                               \
         TC__FX_L2(TC__FXR_C2, O1)
+#define TC__FXR_CQ(O1)                                                                       \
+    case TC__FXR_SQUARE + TC__FX_OP(O1):                                                     \
+        if (s) TC__FXR_SUM(TC__FXR_EQS, O1, O1);                                             \
+        else TC__FXR_SUM(TC__FXR_EQV, O1, O1);                                               \
+        break;
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
@@ -8632,6 +8641,7 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC
     } else if (r == TC_REDUCE_SUM) {
         switch (code) {
             TC__FX_L1(TC__FXR_C1)
+            TC__FXR_CQ(ADD) TC__FXR_CQ(SUB) TC__FXR_CQ(MUL)
         default: break;
         }
     }
@@ -8652,6 +8662,9 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC
 #undef TC__FXR_FOLD64
 #undef TC__FXR_C1
 #undef TC__FXR_C2
+#undef TC__FXR_CQ
+#undef TC__FXR_EQS
+#undef TC__FXR_EQV
 #undef TC__FXR_SUM
 #undef TC__FXR_E0
 #undef TC__FXR_E1S
@@ -10137,6 +10150,14 @@ TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) 
     return 1;
 }
 
+/* The op is one float32 + - or * whose value is then squared (an MSE's
+   (y - t) * (y - t), the same expression computed once): for a sum, a
+   kind of chain of its own (TC__FXR_SQUARE). */
+TC__PRIVATE int tc__vm_ew_square(const tc__vm_ins *op, const tc__vm_ins *last) {
+    return last == op + 1 && last->op == TC_OP_MUL && last->b == op->a && last->c == op->a &&
+           op->dt == TC_FLOAT32 && last->dt == TC_FLOAT32 && op->op >= TC_OP_ADD && op->op <= TC_OP_MUL;
+}
+
 /* The op (instructions [op, end)) reads a uniform value at two operands,
    the same expression computed once (tc__vm_mark_same: in (X(i,j) *
    m(i) + X(i,j)) / m(i), m(i)): the element-wise path tells a uniform operand by its
@@ -10205,6 +10226,10 @@ TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     if (tc__vm_ew_uniform_twice(sp, first_uni, i, end)) return;
     if (vs->chain && vs->chain[i] == end - i) sp->ew = 1;
     else if (i == end - 1 && vs->ins[i].op >= TC_OP_ADD && vs->ins[i].op <= TC_OP_MAX) sp->ew = 1;
+    else if (red && end == vs->n_ins && tc__vm_ew_square(&vs->ins[i], &vs->ins[end - 1]) &&
+             sp->st->reduce == TC_REDUCE_SUM && vs->vdt == TC_FLOAT32 &&
+             !tc__vm_ew_uniform(sp, first_uni, i, vs->ins[i].b) && tc__vm_extent(sp, sp->lane) <= INT_MAX)
+        sp->ew = 1; /* only as a whole row's sum (tc__vm_ew_reduce_row): a block's links cannot square */
     sp->ew_call = end < vs->n_ins;
 }
 
@@ -10550,7 +10575,8 @@ TC__PRIVATE unsigned tc__vm_ew_operands(const tc__vm_thread *T, const tc__vm_ins
     int n = 0;
     src[n++] = op->b;
     for (in = op; in <= last; in++)
-        if (in != op || !tc__vm_ew_split(T, op, last)) src[n++] = in->c;
+        if (in == op ? !tc__vm_ew_split(T, op, last) : in->c != op->a) /* not the square's own value */
+            src[n++] = in->c;
     if (T->uni[src[n - 1]] & TC__VM_UNI && (op != last || tc__k_arith_uniform_ok(op->op, (tc_dtype)op->dt)))
         scalar = src[--n];
     if (op == last && scalar == TC__VM_NONE && (T->uni[op->b] & TC__VM_UNI) &&
@@ -10744,6 +10770,9 @@ TC__PRIVATE int tc__vm_ew_reduce_row_ok(const tc__vm_splan *sp, const tc__vm_thr
                                         const tc__vm_ins *last, unsigned scalar) {
     if (sp->vs->vdt != TC_FLOAT32 || sp->ew_call) return 0;
     if (op == sp->vs->ins + sp->vs->n_ins) return 1; /* a bare load */
+    if (tc__vm_ew_square(op, last)) /* its scalar, if any, is op->c */
+        return sp->st->reduce == TC_REDUCE_SUM && !(T->uni[op->b] & TC__VM_UNI) &&
+               (scalar == op->c || !(T->uni[op->c] & TC__VM_UNI));
     if (sp->st->reduce != TC_REDUCE_SUM || op->dt != TC_FLOAT32 || last > op + 1 ||
         T->uni[op->b] || scalar == op->b || tc__vm_ew_split(T, op, last))
         return 0;
@@ -10765,6 +10794,12 @@ TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, co
     if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
         return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, z, (float *)acc,
                                           (const float *)rp[last->a], NULL, NULL, NULL, n);
+    }
+    if (tc__vm_ew_square(op, last)) {
+        if (scalar == op->c) memcpy(&sv, rp[op->c], sizeof sv);
+        return 1 + tc__k_chain_reduce_f32(TC__FXR_SQUARE + op->op - TC_OP_ADD, TC_REDUCE_SUM, z, (float *)acc,
+                                          (const float *)rp[op->b], scalar == op->c ? NULL : (const float *)rp[op->c],
+                                          NULL, scalar == op->c ? &sv : NULL, n);
     }
     t = tc__vm_ew_last_scalar(R->T, last, scalar, &last_op, &sv);
     if (t && last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */

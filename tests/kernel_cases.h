@@ -656,6 +656,27 @@ static const kc_case kc_cases[] = {
      "    c(i) = i >= 1 ? x(i - 1) * x(i - 1) : x(i) * x(i)\n"
      "    d(i) = float(k(i)) * 2.0 + float(k(i) * 2) + float(k(i)) * 2.0\n}\n",
      "N=300", "k=*", KC_EXACT, 0},
+    /* a sum of one op's value squared, the same expression computed once
+       (TC__FXR_SQUARE): + - *, a row-uniform second operand (in a row
+       group run row by row), `+=` onto earlier values; and where the
+       element-wise path takes another way: a max, a uniform first operand */
+    {"square-sum",
+     "def sq(float(M,N) A, float(M,N) B, float(M) m) -> (s1, s2, s3, s4, s5, s6, s7) {\n"
+     "    s1(i) +=! (A(i,j) - B(i,j)) * (A(i,j) - B(i,j))\n"
+     "    s2(i) +=! (A(i,j) + B(i,j)) * (A(i,j) + B(i,j))\n"
+     "    s3(i) +=! (A(i,j) * B(i,j)) * (A(i,j) * B(i,j))\n"
+     "    s4(i) +=! (A(i,j) - m(i)) * (A(i,j) - m(i))\n"
+     "    s5(i) = m(i)\n"
+     "    s5(i) += (A(i,j) - B(i,j)) * (A(i,j) - B(i,j))\n"
+     "    s6(i) max=! (A(i,j) - B(i,j)) * (A(i,j) - B(i,j))\n"
+     "    s7(i) +=! (m(i) - A(i,j)) * (m(i) - A(i,j))\n}\n",
+     "M=5 N=1500", 0, KC_REDUCE, 0},
+    {"square-row-group",
+     "def vr(float(M,N) X) -> (mean, var) {\n    mean(i) +=! X(i,j) / N\n"
+     "    var(i) +=! (X(i,j) - mean(i)) * (X(i,j) - mean(i))\n}\n",
+     "M=70 N=333", "X=-1e3:1e3", KC_REDUCE, 0},
+    {"square-total", "def st(float(N) a, float(N) b) -> (s) { s +=! (a(i) - b(i)) * (a(i) - b(i)) }",
+     "N=140001", 0, KC_REDUCE, 0},
     /* reduction loops every read steps through as one are one loop
        (tc__vm_plan_collapse): a whole matrix or 3-d tensor, a squared
        difference, two of three loops, a contraction over two loops (a
