@@ -823,13 +823,14 @@ static row *measure(bench *b, kstate *k, int ki, const char *family, const char 
    moved between 0.5x and 1.0x from run to run. Each round starts one
    variant further on. A variant's timed call comes right after an untimed
    one of its own (unless a call takes WARM_S or more), so it runs as calls
-   made back to back do: the pool's workers are still spinning, not asleep
-   (a worker that sleeps gives its virtual CPU back to the hypervisor; with
-   a pause between calls instead, matmul 1024 at 2 threads took 10 to 11.5
-   ms rather than 8), and no worker spinning after another variant's call
-   is left to slow a timed one. Variants of one thread count only share a
-   round. All variants share the inputs and the output buffer, so each
-   finds the caches as the one before left them. */
+   made back to back do: the pool's workers are still spinning, not asleep,
+   and no worker spinning after another variant's call is left to slow a
+   timed one. (A thread that sleeps gives its virtual CPU back to the
+   hypervisor: with a 0.3 ms sleep after every call instead, layernorm and
+   softmax ran up to twice as slow as back to back.) Variants of one thread
+   count only share a round, so no call with two threads follows a call
+   that left the second CPU idle. All variants share the inputs and the
+   output buffer, so each finds the caches as the one before left them. */
 #define MAX_CONTENDERS 24
 #define WARM_S 0.05
 
