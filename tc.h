@@ -8544,7 +8544,9 @@ TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const vo
    TC__NO_VECTOR_EXT (tests) takes the plain C loops instead.
    A row of 64 elements or more is folded here too, in tc__k_fold's tree
    (TC__VM_FOLD64): p[0] is then the row's value and the kernel returns 1;
-   a shorter row returns 0 with its partials in p. */
+   a shorter row returns 0 with its partials in p. Without z, the partials
+   start from p's 64 and are not folded: one row after another reduced
+   into the same partials, as the bytecode's lanes would be. */
 #define TC__FXR_BARE 100
 #define TC__FXR_SQUARE 110 /* + op: (a[i] op b[i]) squared, or (a[i] op *s) */
 /* tc__e_amin_f32, tc__e_amax_f32 (functions do not inline into a kernel
@@ -8621,7 +8623,7 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC__RESTRICT p,
+TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, float *TC__RESTRICT p,
                                        const float *TC__RESTRICT a, const float *TC__RESTRICT b,
                                        const float *TC__RESTRICT c, const float *s, int n) {
 #if defined(__clang__)
@@ -8629,7 +8631,10 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC
 #endif
     float q[TC__VM_RED_LANES], sv = s ? *s : 0.0f;
     int i, l, folded = 0;
-    for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = z; /* the identity */
+    if (z)
+        for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *z; /* the identity */
+    else
+        memcpy(q, p, sizeof q);
     if (code == TC__FXR_BARE) {
         switch (r) {
         case TC_REDUCE_SUM: TC__FXR_LOOP(TC__FX_ADD, TC__FX_ADD, TC__FXR_E0, -, -); break;
@@ -8645,7 +8650,7 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, float z, float *TC
         default: break;
         }
     }
-    if (n >= TC__VM_RED_LANES) { /* fold once, for every case */
+    if (z && n >= TC__VM_RED_LANES) { /* fold once, for every case */
         switch (r) {
         case TC_REDUCE_SUM: TC__FXR_FOLD64(TC__FX_ADD); break;
         case TC_REDUCE_PROD: TC__FXR_FOLD64(TC__FX_MUL); break;
@@ -10180,7 +10185,8 @@ TC__PRIVATE int tc__vm_ew_uniform_twice(const tc__vm_splan *sp, int first_uni, i
 }
 
 /* Element-wise fast path (tc__vm_ew_run): a direct `=`, or a reduction
-   along its lane loop alone (a row's max or sum), whose body is
+   along its lane loop (a row's max or sum; other reduction loops, each row
+   in turn: tc__vm_ew_reduce), whose body is
    - contiguous or row-uniform plain loads, and instructions on
      row-uniform values only (sqrt(var(i) + eps): once per row), in any
      order;
@@ -10192,7 +10198,7 @@ TC__PRIVATE int tc__vm_ew_uniform_twice(const tc__vm_splan *sp, int first_uni, i
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int i, end, first_uni = -1;
-    int red = sp->lane_red && sp->n_red == 0 && !sp->red_empty && !sp->empty;
+    int red = sp->lane_red && !sp->red_empty && !sp->empty;
     if ((!sp->direct && !red) || sp->lane < 0 || vs->ins[vs->n_ins - 1].a != vs->value) return;
     for (i = vs->n_pro; i < vs->n_ins; i++) {
         const tc__vm_ins *in = &vs->ins[i];
@@ -10787,17 +10793,17 @@ TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, co
     const tc__vm_splan *sp = R->sp;
     const void *const *rp = (const void *const *)R->T->rp;
     const void *b = NULL, *c = NULL;
-    const float *t;
+    float sv, z = 0.0f;
+    const float *t, *zp = id ? &z : NULL; /* no id: onto acc's partials */
     int code, last_op;
-    float sv, z;
-    memcpy(&z, id, sizeof z);
+    if (id) memcpy(&z, id, sizeof z);
     if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
-        return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, z, (float *)acc,
+        return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, zp, (float *)acc,
                                           (const float *)rp[last->a], NULL, NULL, NULL, n);
     }
     if (tc__vm_ew_square(op, last)) {
         if (scalar == op->c) memcpy(&sv, rp[op->c], sizeof sv);
-        return 1 + tc__k_chain_reduce_f32(TC__FXR_SQUARE + op->op - TC_OP_ADD, TC_REDUCE_SUM, z, (float *)acc,
+        return 1 + tc__k_chain_reduce_f32(TC__FXR_SQUARE + op->op - TC_OP_ADD, TC_REDUCE_SUM, zp, (float *)acc,
                                           (const float *)rp[op->b], scalar == op->c ? NULL : (const float *)rp[op->c],
                                           NULL, scalar == op->c ? &sv : NULL, n);
     }
@@ -10806,7 +10812,7 @@ TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, co
     code = op == last ? tc__k_chain_code(last_op, -1, -1) : tc__k_chain_code(op->op, last_op, -1);
     b = rp[op->c];
     if (op != last) c = rp[last->c];
-    return 1 + tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, z, (float *)acc, (const float *)rp[op->b],
+    return 1 + tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, zp, (float *)acc, (const float *)rp[op->b],
                                       (const float *)b, (const float *)c, t, n);
 }
 TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
@@ -10852,7 +10858,7 @@ TC__PRIVATE int tc__vm_ew_absorb(tc__vm_run *R, const void *id, const float *w, 
     const tc__vm_splan *ab = R->sp->absorb;
     float *p = (float *)TC__VM_REG(R->T, R->sp->vs->n_regs), z;
     memcpy(&z, id, sizeof z);
-    if (whole) return tc__k_chain_reduce_f32(TC__FXR_BARE, ab->st->reduce, z, p, w, NULL, NULL, NULL, n);
+    if (whole) return tc__k_chain_reduce_f32(TC__FXR_BARE, ab->st->reduce, &z, p, w, NULL, NULL, NULL, n);
     if (!done) tc__k_fill(sizeof z, p, id, tc__vm_lane_width(ab));
     tc__k_reduce_lanes(TC_FLOAT32, ab->st->reduce, p, w, done, n);
     return 0;
@@ -10872,7 +10878,8 @@ TC__PRIVATE void tc__vm_ew_absorb_store(tc__vm_run *R, int folded) {
    one row from the loop values in idx, a block at a time, the pointers
    into the tensors advanced rather than recomputed. Each block's value is
    written to the output row, or, with acc, reduced into the lanes of acc
-   (the order of tc__vm_lane_reduce), which start at the identity *id.
+   (the order of tc__vm_lane_reduce), which start at the identity *id, or
+   without id hold the rows reduced so far.
    Returns 2 where the partials were folded too, acc[0] the value
    (tc__vm_ew_reduce_row), else 1. */
 TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const void *id) {
@@ -10892,7 +10899,7 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     int64_t done, blk = TC_BLOCK;
     unsigned char ab_id[8];
     if (row) return row;
-    if (acc) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
+    if (acc && id) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
     if (!acc && !sp->stream && (exp_of || !sp->ew_call) && tc__vm_ew_no_regs(T, op, last, scalar))
         blk = total < INT_MAX ? total : INT_MAX; /* nothing on registers: the row in one go */
     if (sp->absorb) tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
@@ -10948,9 +10955,25 @@ TC__PRIVATE void tc__vm_ew_reduce_store(tc__vm_run *R, unsigned char *acc, int f
    row's blocks reduced into acc's lanes, folded, stored (the operations and
    order of tc__vm_lane_reduce). */
 TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
-    unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, R->sp->vs->n_regs);
+    const tc__vm_splan *sp = R->sp;
+    unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, sp->vs->n_regs);
     unsigned char *w = tc__vm_ew_row_ptr(R);
-    tc__vm_ew_reduce_store(R, acc, tc__vm_ew_run(R, tc__vm_extent(R->sp, R->sp->lane), acc, id) == 2, w);
+    int64_t n = tc__vm_extent(sp, sp->lane);
+    int next_row = R->next_row;
+    if (!sp->n_red) {
+        tc__vm_ew_reduce_store(R, acc, tc__vm_ew_run(R, n, acc, id) == 2, w);
+        return;
+    }
+    /* other reduction loops too (a sum from an offset row, a weighted
+       total): each of their rows reduced onto the same partials, every
+       row's pointers from its loop values */
+    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
+    tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx);
+    R->next_row = 0;
+    do tc__vm_ew_run(R, n, acc, NULL);
+    while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
+    R->next_row = next_row;
+    tc__vm_ew_reduce_store(R, acc, 0, w);
 }
 
 /* Row T->idx[0] of a statement of a row group run row by row
@@ -11798,7 +11821,7 @@ TC__PRIVATE int tc__vm_rows_ok(const tc_plan *P, int g) {
     for (t = g; t < P->group_end[g]; t++) {
         const tc__vm_splan *sp = &P->stmts[t];
         if (sp->empty || sp->absorbed) continue;
-        if (!sp->ew || sp->n_loops != 2 || sp->lane != 1 || sp->stream) return 0;
+        if (!sp->ew || sp->n_loops != 2 || sp->lane != 1 || sp->stream || sp->n_red) return 0;
     }
     return P->group_end[g] > g + 1;
 }

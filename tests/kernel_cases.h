@@ -677,6 +677,25 @@ static const kc_case kc_cases[] = {
      "M=70 N=333", "X=-1e3:1e3", KC_REDUCE, 0},
     {"square-total", "def st(float(N) a, float(N) b) -> (s) { s +=! (a(i) - b(i)) * (a(i) - b(i)) }",
      "N=140001", 0, KC_REDUCE, 0},
+    /* a reduction along its lane loop with other reduction loops on the
+       element-wise path, row after row onto the same partials
+       (tc__vm_ew_reduce): a weighted total, an offset start, a broadcast,
+       max and min, a builtin of the value, int32, float64, rows shorter and
+       longer than the 64 partials */
+    {"ew-reduce-loops",
+     "def erl(float(M,K,N) A, float(N) w, float(K) v, int32(M,K,N) I, double(M,K,N) D) "
+     "-> (s1, s2, s3, s4, s5, s6, s7, s8) {\n"
+     "    s1 +=! A(i,k,j) * w(j)\n"
+     "    s2 +=! A(i,k,j) where i in 1:M\n"
+     "    s3(i) +=! A(i,k,j) * v(k)\n"
+     "    s4(i) max=! A(i,k,j) + v(k)\n"
+     "    s5(k) min=! A(i,k,j) * w(j)\n"
+     "    s6(i) +=! exp(A(i,k,j) * 0.1) * v(k)\n"
+     "    s7 +=! I(i,k,j) * 3\n"
+     "    s8(i) +=! D(i,k,j) * D(i,k,j) where k in 1:K\n}\n",
+     "M=3 K=4 N=200", "I=-1000:1000", KC_REDUCE, 0},
+    {"ew-reduce-loops-short", "def ers(float(M,N) A, float(N) w) -> (s) { s +=! A(i,j) * w(j) }",
+     "M=9 N=5", 0, KC_REDUCE, 0},
     /* reduction loops every read steps through as one are one loop
        (tc__vm_plan_collapse): a whole matrix or 3-d tensor, a squared
        difference, two of three loops, a contraction over two loops (a
