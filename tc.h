@@ -36,9 +36,11 @@
        TC_BLOCK                           512              VM lanes per instruction
        TC_STREAM_BYTES                    8 MiB            `=` outputs this large that nothing reads
                                                            later bypass the caches (0: never)
-       TC_SEG_LANES                       65536            a reduction along a row of twice this
-                                                           many lanes or more runs in segments of
-                                                           this many, on every thread (fixed order)
+       TC_SEG_LANES                       65536            a reduction of twice this many values
+                                                           or more an output element runs in
+                                                           segments of about this many (along its
+                                                           row, or its outer reduction loop), on
+                                                           every thread (fixed order)
        TC_FAST_FMA                        detected         1: fma-based kernels (builtins' polynomials,
                                                            x / s without a divider), 0: none
        TC_MAX_RANK                        8                tensor rank limit (header part too)
@@ -9238,6 +9240,7 @@ typedef struct tc__vm_splan {
     int *outer, *red;   /* loops walked outside / inside the block */
     int64_t n_blocks, n_items, n_chunks;
     int64_t n_segs;     /* a reduction along a long row: its segments (tc__vm_plan_segments), else 1 */
+    int64_t seg_rows;   /* ... taken along red[0], so many of its values each; 0: along the lane loop */
     unsigned char *seg_vals; /* ... each segment's value, an item's at its item number */
     double work;        /* lane-iterations of the whole statement */
     int empty, red_empty;
@@ -9712,15 +9715,16 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
    - `=` into a contiguous row: the last instruction stores directly; a
      large output nothing reads later, whose several inputs stream from
      memory, bypasses the caches (TC_STREAM_BYTES, tc__vm_plan_prefetch);
-   - element-wise statements, and reductions along the row alone
-     (contiguous or row-uniform loads and work on row-uniform values, then
+   - element-wise statements, and reductions along the row (each row of
+     any other reduction loops onto the same partials, in the bytecode's
+     order) (contiguous or row-uniform loads and work on row-uniform values, then
      one fused chain or binary op, maybe then a one-argument builtin) run
      without the bytecode, a row's blocks at a time, or the whole row in
      one call where nothing goes through a register (tc__vm_ew_items);
      consecutive rows run together, each row's pointers the last one's
      plus the row loop's strides;
-     a float32 reduction whose value is a load, one op or a pair runs in
-     one pass with its 64 partials in registers
+     a float32 reduction whose value is a load, one op or a pair (or one
+     op's value squared) runs in one pass with its 64 partials in registers
      (tc__k_chain_reduce_f32), and exp(x - s) in one pass
      (tc__math_block_exp_of);
    - float32 op chains the compiler fused run as one pass (tc__vm_chains),
@@ -10307,15 +10311,32 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
    would (tc__vm_seg_items), and its value goes to seg_vals; then
    tc__vm_seg_combine folds each output element's segment values in
    tc__k_fold's tree and stores the result. The order depends on the sizes
-   alone, never on the thread count. Only the lane loop reduces, so each
-   segment is one pass. */
+   alone, never on the thread count. With other reduction loops (a
+   weighted total, a sum from row 1: loops that tc__vm_plan_collapse could
+   not merge), an output element of 2 * TC__VM_SEG values or more is split
+   along the outermost of them instead, a segment its values that make
+   about TC__VM_SEG lanes in all (seg_rows), every row of them reduced onto
+   the segment's partials. */
 #define TC__VM_SEG ((int64_t)(TC_SEG_LANES > 0 && TC_SEG_LANES <= (1 << 30) ? TC_SEG_LANES : 65536))
 TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_error *err) {
-    int64_t ext = sp->lane >= 0 ? tc__vm_extent(sp, sp->lane) : 0;
-    if (!sp->lane_red || sp->n_red || sp->red_empty || sp->empty || sp->ct || sp->mk || sp->wred ||
-        sp->st->reduce == TC_REDUCE_ASSIGN || ext < 2 * TC__VM_SEG || ext / TC__VM_SEG > INT_MAX / 2)
+    int64_t ext = sp->lane >= 0 ? tc__vm_extent(sp, sp->lane) : 0, outer_ext = 0;
+    double row = (double)ext; /* the values one value of red[0] takes */
+    int k;
+    if (!sp->lane_red || sp->red_empty || sp->empty || sp->ct || sp->mk || sp->wred ||
+        sp->st->reduce == TC_REDUCE_ASSIGN)
         return TC_OK;
-    sp->n_segs = (ext + TC__VM_SEG - 1) / TC__VM_SEG;
+    if (sp->n_red) {
+        for (k = 1; k < sp->n_red; k++) row *= (double)tc__vm_extent(sp, sp->red[k]);
+        outer_ext = tc__vm_extent(sp, sp->red[0]);
+        if (row * (double)outer_ext < 2.0 * (double)TC__VM_SEG || outer_ext < 2) return TC_OK;
+        sp->seg_rows = row >= (double)TC__VM_SEG ? 1 : (int64_t)((double)TC__VM_SEG / row);
+        sp->n_segs = (outer_ext + sp->seg_rows - 1) / sp->seg_rows;
+        if (sp->n_segs > INT_MAX / 2) sp->seg_rows = 0, sp->n_segs = 1;
+        if (sp->n_segs < 2) return TC_OK;
+    } else {
+        if (ext < 2 * TC__VM_SEG || ext / TC__VM_SEG > INT_MAX / 2) return TC_OK;
+        sp->n_segs = (ext + TC__VM_SEG - 1) / TC__VM_SEG;
+    }
     sp->n_items *= sp->n_segs; /* n_items was the output elements; no overflow: work is larger */
     sp->seg_vals = (unsigned char *)tc__plan_alloc(P, (size_t)sp->n_items, tc_dtype_size(sp->vs->vdt));
     if (!sp->seg_vals) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
@@ -11141,6 +11162,29 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     return 1;
 }
 
+/* Segment seg of a reduction split along red[0] (seg_rows): its values of
+   red[0], and for each every row of the other reduction loops, reduced
+   onto acc's partials from the identity id, as tc__vm_lane_reduce would
+   the whole range. */
+TC__PRIVATE int tc__vm_seg_rows(tc__vm_run *R, int64_t seg, void *acc, const void *id) {
+    const tc__vm_splan *sp = R->sp;
+    int64_t *idx = R->T->idx, n = tc__vm_extent(sp, sp->lane), end;
+    int r0 = sp->red[0];
+    idx[r0] = sp->lo[r0] + seg * sp->seg_rows;
+    end = sp->hi[r0] - idx[r0] < sp->seg_rows ? sp->hi[r0] : idx[r0] + sp->seg_rows;
+    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
+    R->next_row = 0;
+    for (; idx[r0] < end; idx[r0]++) {
+        idx[sp->lane] = sp->lo[sp->lane]; /* each row from its first lane */
+        tc__vm_odo_start(sp, sp->red + 1, sp->n_red - 1, idx);
+        do {
+            if (sp->ew && !R->check) tc__vm_ew_run(R, n, acc, NULL);
+            else if (!tc__vm_lane_blocks(R, sp->lo[sp->lane], n, acc)) return 0;
+        } while (tc__vm_odo_next(sp, sp->red + 1, sp->n_red - 1, idx));
+    }
+    return 1;
+}
+
 /* Segment items [first, last) of a reduction split by
    tc__vm_plan_segments: each segment reduced as a row of its own would be
    (on the element-wise path or through the bytecode), its partials folded
@@ -11157,8 +11201,11 @@ TC__PRIVATE int tc__vm_seg_items(tc__vm_run *R, int64_t first, int64_t last) {
         int64_t start = sp->lo[sp->lane] + seg * TC__VM_SEG;
         int n = sp->hi[sp->lane] - start < TC__VM_SEG ? (int)(sp->hi[sp->lane] - start) : TC__VM_SEG;
         int folded = 0;
-        R->T->idx[sp->lane] = start;
-        if (sp->ew && !R->check) {
+        R->T->idx[sp->lane] = start; /* segments along the lane loop */
+        if (sp->seg_rows) {
+            if (!tc__vm_seg_rows(R, seg, acc, id)) return 0;
+            n = tc__vm_lane_width(sp);
+        } else if (sp->ew && !R->check) {
             folded = tc__vm_ew_run(R, n, acc, id) == 2;
         } else {
             tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));

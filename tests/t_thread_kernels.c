@@ -44,6 +44,14 @@ static const kc_case kt_cases[] = {
     {"sum-segments", KC_SUM, "N=400000", 0, KC_REDUCE, 0}, /* 7 segments (tc__vm_plan_segments) */
     {"rowsum-segments", KC_ROWSUM, "M=3 N=200000", 0, KC_REDUCE, 0},
     {"sum2-collapsed", "def cs2(float(M,N) A) -> (s) { s +=! A(i,j) }", "M=300 N=500", 0, KC_REDUCE, 0},
+    /* segments along the outer reduction loop (seg_rows): a weighted total,
+       a sum from row 1 over three loops, a bytecode body (int32) */
+    {"weighted-total-segments", "def wt(float(M,N) A, float(N) w) -> (s) { s +=! A(i,j) * w(j) }",
+     "M=700 N=500", 0, KC_REDUCE, 0},
+    {"offset-sum-segments", "def os(float(M,K,N) A) -> (s) { s +=! A(i,k,j) where i in 1:M }",
+     "M=90 K=7 N=333", 0, KC_REDUCE, 0},
+    {"int-total-segments", "def it(int32(M,N) A, int32(N) w) -> (s) { s +=! A(i,j) * w(j) }",
+     "M=400 N=700", "A=-100:100 w=-100:100", KC_EXACT, 0},
     {"contract-collapsed",
      "def cc(float(M,K,L) A, float(K,L,N) B) -> (C) { C(i,j) +=! A(i,k,l) * B(k,l,j) }",
      "M=40 K=6 L=9 N=50", 0, KC_REDUCE, 0},
