@@ -10975,25 +10975,19 @@ TC__PRIVATE void tc__vm_ew_reduce_store(tc__vm_run *R, unsigned char *acc, int f
 /* One output element of a reduction on the element-wise fast path: the
    row's blocks reduced into acc's lanes, folded, stored (the operations and
    order of tc__vm_lane_reduce). */
+TC__PRIVATE int tc__vm_red_rows(tc__vm_run *R, int64_t a, int64_t b, void *acc);
 TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
     const tc__vm_splan *sp = R->sp;
     unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, sp->vs->n_regs);
     unsigned char *w = tc__vm_ew_row_ptr(R);
-    int64_t n = tc__vm_extent(sp, sp->lane);
-    int next_row = R->next_row;
     if (!sp->n_red) {
-        tc__vm_ew_reduce_store(R, acc, tc__vm_ew_run(R, n, acc, id) == 2, w);
+        tc__vm_ew_reduce_store(R, acc, tc__vm_ew_run(R, tc__vm_extent(sp, sp->lane), acc, id) == 2, w);
         return;
     }
     /* other reduction loops too (a sum from an offset row, a weighted
-       total): each of their rows reduced onto the same partials, every
-       row's pointers from its loop values */
+       total): each of their rows onto the same partials */
     tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
-    tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx);
-    R->next_row = 0;
-    do tc__vm_ew_run(R, n, acc, NULL);
-    while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
-    R->next_row = next_row;
+    tc__vm_red_rows(R, sp->lo[sp->red[0]], sp->hi[sp->red[0]], acc);
     tc__vm_ew_reduce_store(R, acc, 0, w);
 }
 
@@ -11162,27 +11156,35 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     return 1;
 }
 
-/* Segment seg of a reduction split along red[0] (seg_rows): its values of
-   red[0], and for each every row of the other reduction loops, reduced
-   onto acc's partials from the identity id, as tc__vm_lane_reduce would
-   the whole range. */
-TC__PRIVATE int tc__vm_seg_rows(tc__vm_run *R, int64_t seg, void *acc, const void *id) {
+/* Values [a, b) of the outermost reduction loop red[0], and for each
+   every row of the other reduction loops, reduced onto acc's partials in
+   the order of tc__vm_lane_reduce (on the element-wise path, or through the
+   bytecode). 0 where a gather check fails. */
+TC__PRIVATE int tc__vm_red_rows(tc__vm_run *R, int64_t a, int64_t b, void *acc) {
     const tc__vm_splan *sp = R->sp;
-    int64_t *idx = R->T->idx, n = tc__vm_extent(sp, sp->lane), end;
-    int r0 = sp->red[0];
-    idx[r0] = sp->lo[r0] + seg * sp->seg_rows;
-    end = sp->hi[r0] - idx[r0] < sp->seg_rows ? sp->hi[r0] : idx[r0] + sp->seg_rows;
-    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
-    R->next_row = 0;
-    for (; idx[r0] < end; idx[r0]++) {
-        idx[sp->lane] = sp->lo[sp->lane]; /* each row from its first lane */
+    int64_t *idx = R->T->idx, n = tc__vm_extent(sp, sp->lane);
+    int r0 = sp->red[0], next_row = R->next_row, ok = 1;
+    R->next_row = 0; /* every row's pointers from its loop values */
+    for (idx[r0] = a; idx[r0] < b && ok; idx[r0]++) {
         tc__vm_odo_start(sp, sp->red + 1, sp->n_red - 1, idx);
         do {
+            idx[sp->lane] = sp->lo[sp->lane];
             if (sp->ew && !R->check) tc__vm_ew_run(R, n, acc, NULL);
-            else if (!tc__vm_lane_blocks(R, sp->lo[sp->lane], n, acc)) return 0;
-        } while (tc__vm_odo_next(sp, sp->red + 1, sp->n_red - 1, idx));
+            else ok = tc__vm_lane_blocks(R, sp->lo[sp->lane], n, acc);
+        } while (ok && tc__vm_odo_next(sp, sp->red + 1, sp->n_red - 1, idx));
     }
-    return 1;
+    R->next_row = next_row;
+    return ok;
+}
+
+/* Segment seg of a reduction split along red[0] (seg_rows): its values of
+   red[0] onto acc's partials from the identity id. */
+TC__PRIVATE int tc__vm_seg_rows(tc__vm_run *R, int64_t seg, void *acc, const void *id) {
+    const tc__vm_splan *sp = R->sp;
+    int r0 = sp->red[0];
+    int64_t a = sp->lo[r0] + seg * sp->seg_rows;
+    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
+    return tc__vm_red_rows(R, a, sp->hi[r0] - a < sp->seg_rows ? sp->hi[r0] : a + sp->seg_rows, acc);
 }
 
 /* Segment items [first, last) of a reduction split by
