@@ -10331,8 +10331,10 @@ TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_erro
         if (row * (double)outer_ext < 2.0 * (double)TC__VM_SEG || outer_ext < 2) return TC_OK;
         sp->seg_rows = row >= (double)TC__VM_SEG ? 1 : (int64_t)((double)TC__VM_SEG / row);
         sp->n_segs = (outer_ext + sp->seg_rows - 1) / sp->seg_rows;
-        if (sp->n_segs > INT_MAX / 2) sp->seg_rows = 0, sp->n_segs = 1;
-        if (sp->n_segs < 2) return TC_OK;
+        if (sp->n_segs < 2 || sp->n_segs > INT_MAX / 2) {
+            sp->seg_rows = 0, sp->n_segs = 1;
+            return TC_OK;
+        }
     } else {
         if (ext < 2 * TC__VM_SEG || ext / TC__VM_SEG > INT_MAX / 2) return TC_OK;
         sp->n_segs = (ext + TC__VM_SEG - 1) / TC__VM_SEG;
@@ -11200,23 +11202,24 @@ TC__PRIVATE int tc__vm_seg_items(tc__vm_run *R, int64_t first, int64_t last) {
     tc__vm_identity(vs->vdt, sp->st->reduce, id);
     tc__vm_prologue(R);
     for (it = first; it < last; it++) {
-        int64_t start = sp->lo[sp->lane] + seg * TC__VM_SEG;
-        int n = sp->hi[sp->lane] - start < TC__VM_SEG ? (int)(sp->hi[sp->lane] - start) : TC__VM_SEG;
-        int folded = 0;
-        R->T->idx[sp->lane] = start; /* segments along the lane loop */
+        int folded = 0, width = tc__vm_lane_width(sp); /* the partials to fold */
         if (sp->seg_rows) {
             if (!tc__vm_seg_rows(R, seg, acc, id)) return 0;
-            n = tc__vm_lane_width(sp);
-        } else if (sp->ew && !R->check) {
-            folded = tc__vm_ew_run(R, n, acc, id) == 2;
-        } else {
-            tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
-            if (!tc__vm_lane_blocks(R, start, n, acc)) return 0;
+        } else { /* lanes [start, start + n) of the lane loop */
+            int64_t start = sp->lo[sp->lane] + seg * TC__VM_SEG;
+            int n = sp->hi[sp->lane] - start < TC__VM_SEG ? (int)(sp->hi[sp->lane] - start) : TC__VM_SEG;
+            R->T->idx[sp->lane] = start;
+            if (n < width) width = n;
+            if (sp->ew && !R->check) {
+                folded = tc__vm_ew_run(R, n, acc, id) == 2;
+            } else {
+                tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
+                if (!tc__vm_lane_blocks(R, start, n, acc)) return 0;
+            }
         }
         if (!R->check) {
             if (folded) memcpy(sp->seg_vals + (size_t)it * esz, acc, esz);
-            else tc__k_fold(vs->vdt, sp->st->reduce, acc, n < TC__VM_RED_LANES ? n : TC__VM_RED_LANES,
-                            sp->seg_vals + (size_t)it * esz);
+            else tc__k_fold(vs->vdt, sp->st->reduce, acc, width, sp->seg_vals + (size_t)it * esz);
         }
         if (++seg < sp->n_segs) continue;
         seg = 0;

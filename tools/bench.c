@@ -800,18 +800,27 @@ static row *error_row(bench *b, int ki, const char *family, const char *variant,
     return r;
 }
 
-/* Poisons the checked output (NaN), times fn, checks the result. */
+/* The checked output poisoned (NaN) before a variant's first call, and
+   graded after it. */
+static void poison_output(kstate *k) {
+    memset(OUT(k), 0xff, (size_t)numel(&k->s->out[k->s->checked]) * sizeof(float));
+}
+static void grade_output(row *r, const kstate *k, const double *ref, const double *tol) {
+    const int64_t n = numel(&k->s->out[k->s->checked]);
+    r->status = check_output(OUT(k), ref, tol, n, &r->err_ratio) ? ROW_OK : ROW_MISMATCH;
+}
+
+/* Poisons the checked output, times fn, checks the result. */
 static row *measure(bench *b, kstate *k, int ki, const char *family, const char *variant,
                     int threads, call_fn fn, void *ctx, const double *ref, const double *tol) {
-    const int64_t n = numel(&k->s->out[k->s->checked]);
     row *r = new_row(b, ki, family, variant, threads);
     if (!r) return NULL;
-    memset(OUT(k), 0xff, (size_t)n * sizeof(float));
+    poison_output(k);
     if (time_calls(&b->o, fn, ctx, &r->t, r->note, sizeof r->note)) {
         r->status = ROW_ERROR;
         return r;
     }
-    r->status = check_output(OUT(k), ref, tol, n, &r->err_ratio) ? ROW_OK : ROW_MISMATCH;
+    grade_output(r, k, ref, tol);
     return r;
 }
 
@@ -852,12 +861,11 @@ typedef struct lineup {
 static row *enlist(bench *b, lineup *L, kstate *k, int ki, const char *family,
                    const char *variant, int threads, call_fn fn, void *ctx, const double *ref,
                    const double *tol) {
-    const int64_t n = numel(&k->s->out[k->s->checked]);
     row *r = new_row(b, ki, family, variant, threads);
     contender *c;
     double t0;
     if (!r) return NULL;
-    memset(OUT(k), 0xff, (size_t)n * sizeof(float));
+    poison_output(k);
     t0 = now_s();
     if (fn(ctx, r->note, sizeof r->note)) return r; /* ROW_ERROR */
     if (L->n == MAX_CONTENDERS) {
@@ -869,7 +877,7 @@ static row *enlist(bench *b, lineup *L, kstate *k, int ki, const char *family,
     c->r = r;
     c->fn = fn;
     c->ctx = ctx;
-    r->status = check_output(OUT(k), ref, tol, n, &r->err_ratio) ? ROW_OK : ROW_MISMATCH;
+    grade_output(r, k, ref, tol);
     return r;
 }
 
