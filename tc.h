@@ -52,7 +52,8 @@
        run it at once. A tc_plan and a tc_pool belong to one caller thread at a
        time. Results are bitwise identical for every thread count: threads
        split loops that do not reduce, and long reductions' segments
-       (TC_SEG_LANES), in chunks fixed by the sizes.
+       (TC_SEG_LANES), whose boundaries the sizes alone fix; however the
+       work is chunked, each element's operations come in the same order.
 
    ERRORS
        Every fallible call returns tc_status (TC_OK == 0) and fills the
@@ -9752,9 +9753,10 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      have 64 rows or more (TC__VM_ROW_CHUNK).
 
    Threads take whole items (blocks of output elements, tiles, row chunks,
-   a long reduction's segments: tc__vm_plan_segments) in chunks fixed by
-   the sizes, and a reduction's order is the sizes' alone, so results
-   never depend on the thread count. */
+   a long reduction's segments: tc__vm_plan_segments) in chunks; an item's
+   operations and a reduction's order are the sizes' alone (a chunk count
+   may follow the thread count: row groups, the contraction engine), so
+   results never depend on the thread count. */
 
 #define TC__VM_CHUNK_WORK 32768.0 /* lane-iterations per chunk, about */
 #define TC__VM_LANES_ENOUGH 128   /* a lane loop this long amortizes the dispatch */
