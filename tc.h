@@ -9972,7 +9972,7 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    tasks go in 2 chunks per thread, each packing the group's panel once:
    one thread runs all in one chunk (mm 512: 12% to 16% less time than a
    chunk a task, each packing the whole panel again). GEMV and row tasks
-   pack no panel: a task a chunk, for the balance. Its sums are complete
+   pack no panel: with threads, a task a chunk, for the balance. Its sums are complete
    per element, so neither threads nor chunks change them. */
 TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     const tc__contract *c = sp->vs->engine;
