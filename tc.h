@@ -9716,10 +9716,10 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
    - `=` into a contiguous row: the last instruction stores directly; a
      large output nothing reads later, whose several inputs stream from
      memory, bypasses the caches (TC_STREAM_BYTES, tc__vm_plan_prefetch);
-   - element-wise statements, and reductions along the row (each row of
-     any other reduction loops onto the same partials, in the bytecode's
-     order) (contiguous or row-uniform loads and work on row-uniform values, then
-     one fused chain or binary op, maybe then a one-argument builtin) run
+   - element-wise statements, and reductions along the row, each row of
+     any other reduction loops onto the same partials in the bytecode's
+     order (contiguous or row-uniform loads and work on row-uniform values,
+     then one fused chain or binary op, maybe then a one-argument builtin) run
      without the bytecode, a row's blocks at a time, or the whole row in
      one call where nothing goes through a register (tc__vm_ew_items);
      consecutive rows run together, each row's pointers the last one's
@@ -9972,8 +9972,8 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    tasks go in 2 chunks per thread, each packing the group's panel once:
    one thread runs all in one chunk (mm 512: 12% to 16% less time than a
    chunk a task, each packing the whole panel again). GEMV and row tasks
-   pack no panel: with threads, a task a chunk, for the balance. Its sums are complete
-   per element, so neither threads nor chunks change them. */
+   pack no panel: with threads, a task a chunk, for the balance. Its sums
+   are complete per element, so neither threads nor chunks change them. */
 TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     const tc__contract *c = sp->vs->engine;
     int64_t groups, tasks;
@@ -10174,7 +10174,8 @@ TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) 
    kind of chain of its own (TC__FXR_SQUARE). */
 TC__PRIVATE int tc__vm_ew_square(const tc__vm_ins *op, const tc__vm_ins *last) {
     return last == op + 1 && last->op == TC_OP_MUL && last->b == op->a && last->c == op->a &&
-           op->dt == TC_FLOAT32 && last->dt == TC_FLOAT32 && op->op >= TC_OP_ADD && op->op <= TC_OP_MUL;
+           op->dt == TC_FLOAT32 && last->dt == TC_FLOAT32 && op->op >= TC_OP_ADD &&
+           op->op <= TC_OP_MUL;
 }
 
 /* The op (instructions [op, end)) reads a uniform value at two operands,
@@ -10248,8 +10249,10 @@ TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     else if (i == end - 1 && vs->ins[i].op >= TC_OP_ADD && vs->ins[i].op <= TC_OP_MAX) sp->ew = 1;
     else if (red && end == vs->n_ins && tc__vm_ew_square(&vs->ins[i], &vs->ins[end - 1]) &&
              sp->st->reduce == TC_REDUCE_SUM && vs->vdt == TC_FLOAT32 &&
-             !tc__vm_ew_uniform(sp, first_uni, i, vs->ins[i].b) && tc__vm_extent(sp, sp->lane) <= INT_MAX)
-        sp->ew = 1; /* only as a whole row's sum (tc__vm_ew_reduce_row): a block's links cannot square */
+             !tc__vm_ew_uniform(sp, first_uni, i, vs->ins[i].b) &&
+             tc__vm_extent(sp, sp->lane) <= INT_MAX)
+        sp->ew = 1; /* as a whole row's sum only (tc__vm_ew_reduce_row): a block's links
+                       cannot square */
     sp->ew_call = end < vs->n_ins;
 }
 
@@ -10835,10 +10838,12 @@ TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, co
                                           (const float *)rp[last->a], NULL, NULL, NULL, n);
     }
     if (tc__vm_ew_square(op, last)) {
-        if (scalar == op->c) memcpy(&sv, rp[op->c], sizeof sv);
-        return 1 + tc__k_chain_reduce_f32(TC__FXR_SQUARE + op->op - TC_OP_ADD, TC_REDUCE_SUM, zp, (float *)acc,
-                                          (const float *)rp[op->b], scalar == op->c ? NULL : (const float *)rp[op->c],
-                                          NULL, scalar == op->c ? &sv : NULL, n);
+        int uni = scalar == op->c; /* (a op s) squared */
+        if (uni) memcpy(&sv, rp[op->c], sizeof sv);
+        return 1 + tc__k_chain_reduce_f32(TC__FXR_SQUARE + op->op - TC_OP_ADD, TC_REDUCE_SUM, zp,
+                                          (float *)acc, (const float *)rp[op->b],
+                                          uni ? NULL : (const float *)rp[op->c], NULL,
+                                          uni ? &sv : NULL, n);
     }
     t = tc__vm_ew_last_scalar(R->T, last, scalar, &last_op, &sv);
     if (t && last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */
@@ -10987,7 +10992,7 @@ TC__PRIVATE void tc__vm_ew_reduce_store(tc__vm_run *R, unsigned char *acc, int f
 /* One output element of a reduction on the element-wise fast path: the
    row's blocks reduced into acc's lanes, folded, stored (the operations and
    order of tc__vm_lane_reduce). */
-TC__PRIVATE int tc__vm_red_rows(tc__vm_run *R, int64_t a, int64_t b, void *acc);
+TC__PRIVATE int tc__vm_red_rows(tc__vm_run *R, int64_t a, int64_t b, void *acc, const void *id);
 TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
     const tc__vm_splan *sp = R->sp;
     unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, sp->vs->n_regs);
@@ -10998,8 +11003,7 @@ TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
     }
     /* other reduction loops too (a sum from an offset row, a weighted
        total): each of their rows onto the same partials */
-    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
-    tc__vm_red_rows(R, sp->lo[sp->red[0]], sp->hi[sp->red[0]], acc);
+    tc__vm_red_rows(R, sp->lo[sp->red[0]], sp->hi[sp->red[0]], acc, id);
     tc__vm_ew_reduce_store(R, acc, 0, w);
 }
 
@@ -11169,13 +11173,14 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
 }
 
 /* Values [a, b) of the outermost reduction loop red[0], and for each
-   every row of the other reduction loops, reduced onto acc's partials in
-   the order of tc__vm_lane_reduce (on the element-wise path, or through the
-   bytecode). 0 where a gather check fails. */
-TC__PRIVATE int tc__vm_red_rows(tc__vm_run *R, int64_t a, int64_t b, void *acc) {
+   every row of the other reduction loops, reduced onto acc's partials from
+   the identity id, in the order of tc__vm_lane_reduce (on the element-wise
+   path, or through the bytecode). 0 where a gather check fails. */
+TC__PRIVATE int tc__vm_red_rows(tc__vm_run *R, int64_t a, int64_t b, void *acc, const void *id) {
     const tc__vm_splan *sp = R->sp;
     int64_t *idx = R->T->idx, n = tc__vm_extent(sp, sp->lane);
     int r0 = sp->red[0], next_row = R->next_row, ok = 1;
+    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
     R->next_row = 0; /* every row's pointers from its loop values */
     for (idx[r0] = a; idx[r0] < b && ok; idx[r0]++) {
         tc__vm_odo_start(sp, sp->red + 1, sp->n_red - 1, idx);
@@ -11195,8 +11200,7 @@ TC__PRIVATE int tc__vm_seg_rows(tc__vm_run *R, int64_t seg, void *acc, const voi
     const tc__vm_splan *sp = R->sp;
     int r0 = sp->red[0];
     int64_t a = sp->lo[r0] + seg * sp->seg_rows;
-    tc__k_fill(tc_dtype_size(sp->vs->vdt), acc, id, TC__VM_RED_LANES);
-    return tc__vm_red_rows(R, a, sp->hi[r0] - a < sp->seg_rows ? sp->hi[r0] : a + sp->seg_rows, acc);
+    return tc__vm_red_rows(R, a, sp->hi[r0] - a < sp->seg_rows ? sp->hi[r0] : a + sp->seg_rows, acc, id);
 }
 
 /* Segment items [first, last) of a reduction split by

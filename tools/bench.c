@@ -52,6 +52,7 @@
 #undef BENCH_PREFIX
 
 #define MAX_THREADS 16
+#define MAX_THREAD_COUNTS 8 /* entries of --threads */
 #define MAX_ROWS 512
 #define F32_U (1.0 / 16777216.0) /* unit roundoff of float32, 2^-24 */
 
@@ -59,7 +60,7 @@
 
 typedef struct bench_opts {
     int csv, quick;
-    int threads[8], n_threads;
+    int threads[MAX_THREAD_COUNTS], n_threads;
     const char *families; /* comma list; NULL = all */
     const char *blas_core; /* auto, keep or an OpenBLAS core name */
     char **kernels;       /* positional kernel names */
@@ -771,8 +772,8 @@ typedef struct bench {
     bench_opts o;
     row rows[MAX_ROWS];
     int n_rows;
-    tc_pool *pool[8];        /* one per entry of o.threads */
-    char pool_err[8][480];
+    tc_pool *pool[MAX_THREAD_COUNTS]; /* one per entry of o.threads */
+    char pool_err[MAX_THREAD_COUNTS][480];
     char blas_info[320];
     char ocl_info[480];
 #if defined(TC_BENCH_OPENCL)
@@ -996,7 +997,7 @@ static void compare_bitwise(row *r, const kstate *k, float **first, int *first_t
 typedef struct tc_family {
     tc_program *prog;
     tc_tensor in[3], out[4];
-    tc_call call[8]; /* one per entry of o.threads */
+    tc_call call[MAX_THREAD_COUNTS]; /* one per entry of o.threads */
 } tc_family;
 
 static void enlist_tc(bench *b, lineup *L, tc_family *F, kstate *k, int ki, const double *ref,
@@ -1041,7 +1042,7 @@ static void enlist_tc(bench *b, lineup *L, tc_family *F, kstate *k, int ki, cons
 
 static void tc_family_free(tc_family *F) {
     int t;
-    for (t = 0; t < 8; t++) tc_plan_free(F->call[t].plan);
+    for (t = 0; t < MAX_THREAD_COUNTS; t++) tc_plan_free(F->call[t].plan);
     tc_program_free(F->prog);
 }
 
@@ -1545,7 +1546,7 @@ static int parse_threads(bench_opts *o, const char *s) {
     while (*s) {
         char *end;
         const long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > MAX_THREADS || o->n_threads >= 8) return 0;
+        if (end == s || v < 1 || v > MAX_THREADS || o->n_threads >= MAX_THREAD_COUNTS) return 0;
         o->threads[o->n_threads++] = (int)v;
         s = *end == ',' ? end + 1 : end;
         if (*end && *end != ',') return 0;
@@ -1607,7 +1608,7 @@ static void run_kernel(bench *b, int ki) {
     const int first_row = b->n_rows;
     static tc_family F[1];       /* the variants being timed: kept off the stack */
     static lineup L[1];
-    static naive_call naive_calls[2][8];
+    static naive_call naive_calls[2][MAX_THREAD_COUNTS];
     int i;
     if (!ref || !tol || !kstate_init(&k, s)) {
         fprintf(stderr, "tc-bench: %s %s: out of memory\n", s->kernel, s->size);
