@@ -826,20 +826,20 @@ static row *measure(bench *b, kstate *k, int ki, const char *family, const char 
 }
 
 /* ==== Interleaved timing ====================================================
-   At each thread count, tc and the naive loops are timed in rounds, one
+   tc and the naive loops, at every thread count, are timed in rounds, one
    timed call of each variant in turn, so that a neighbour's load on this
    shared machine falls on every variant alike rather than on whichever ran
    in that second: timed one after another, layernorm's ratio to naive-ffm
-   moved between 0.5x and 1.0x from run to run. Each round starts one
+   moved between 0.5x and 1.0x from run to run, and a kernel's 2-thread
+   over 1-thread speedup between 1.4x and 1.9x. Each round starts one
    variant further on. A variant's timed call comes right after an untimed
    one of its own (unless a call takes WARM_S or more), so it runs as calls
-   made back to back do: the pool's workers are still spinning, not asleep,
-   and no worker spinning after another variant's call is left to slow a
-   timed one. (A thread that sleeps gives its virtual CPU back to the
-   hypervisor: with a 0.3 ms sleep after every call instead, layernorm and
-   softmax ran up to twice as slow as back to back.) Variants of one thread
-   count only share a round, so no call with two threads follows a call
-   that left the second CPU idle. All variants share the inputs and the
+   made back to back do: the pool's workers are awake and spinning, not
+   asleep after a 1-thread call left the second CPU idle, and no worker
+   spinning after another variant's call is left to slow a timed one. (A
+   thread that sleeps gives its virtual CPU back to the hypervisor: with a
+   0.3 ms sleep after every call instead, layernorm and softmax ran up to
+   twice as slow as back to back.) All variants share the inputs and the
    output buffer, so each finds the caches as the one before left them. */
 #define MAX_CONTENDERS 24
 #define WARM_S 0.05
@@ -882,26 +882,22 @@ static row *enlist(bench *b, lineup *L, kstate *k, int ki, const char *family,
     return r;
 }
 
-/* The variants of the lineup with this many threads: warm-up rounds, then
-   timed rounds; the counts follow from a round's mean call (its slowest,
-   when that takes over a second). A variant whose call fails leaves the
-   rounds with its error. */
-static void time_lineup(const bench_opts *o, lineup *L, int threads) {
-    contender *c[MAX_CONTENDERS];
+/* Every variant of the lineup: warm-up rounds, then timed rounds; the
+   counts follow from a round's mean call (its slowest, when that takes over
+   a second). A variant whose call fails leaves the rounds with its error. */
+static void time_lineup(const bench_opts *o, lineup *L) {
     double sum = 0.0, slowest = 0.0;
-    int reps, warm, r, j, n = 0;
-    for (j = 0; j < L->n; j++)
-        if (L->c[j].r->threads == threads) {
-            c[n++] = &L->c[j];
-            sum += L->c[j].first;
-            if (L->c[j].first > slowest) slowest = L->c[j].first;
-        }
+    int reps, warm, r, j, n = L->n;
     if (n == 0) return;
+    for (j = 0; j < n; j++) {
+        sum += L->c[j].first;
+        if (L->c[j].first > slowest) slowest = L->c[j].first;
+    }
     warm = warm_count(o, sum / n);
     reps = rep_count(o, slowest > 1.0 ? slowest : sum / n);
     for (r = -warm; r < reps; r++)
         for (j = 0; j < n; j++) {
-            contender *v = c[(r + warm + j) % n];
+            contender *v = &L->c[(r + warm + j) % n];
             double t0;
             if (v->r->status == ROW_ERROR) continue;
             if (v->first < WARM_S && v->fn(v->ctx, v->r->note, sizeof v->r->note)) {
@@ -913,7 +909,7 @@ static void time_lineup(const bench_opts *o, lineup *L, int threads) {
             else if (r >= 0) v->times[r] = now_s() - t0;
         }
     for (j = 0; j < n; j++)
-        if (c[j]->r->status != ROW_ERROR) set_timing(&c[j]->r->t, c[j]->times, reps);
+        if (L->c[j].r->status != ROW_ERROR) set_timing(&L->c[j].r->t, L->c[j].times, reps);
 }
 
 static const row *find_row(const bench *b, int ki, const char *family, int threads) {
@@ -1623,7 +1619,7 @@ static void run_kernel(bench *b, int ki) {
     if (family_on(b, "tc")) enlist_tc(b, L, F, &k, ki, ref, tol);
     if (family_on(b, "naive")) enlist_naive(b, L, naive_calls[0], &k, ki, &fam_naive, ref, tol);
     if (family_on(b, "naive-ffm")) enlist_naive(b, L, naive_calls[1], &k, ki, &fam_ffm, ref, tol);
-    for (i = 0; i < b->o.n_threads; i++) time_lineup(&b->o, L, b->o.threads[i]);
+    time_lineup(&b->o, L);
     tc_family_free(F);
 #if defined(TC_BENCH_OPENCL)
     if (family_on(b, "tc-opencl")) run_ocl(b, &k, ki, ref, tol);
