@@ -143,8 +143,31 @@ static void ct_reference(const ct_fix *f, const float *init, double *ref, double
     }
 }
 
-/* Task orders for ct_run. */
-enum { CT_ALL, CT_ONE_BY_ONE, CT_REVERSED, CT_CHUNKS };
+/* Task orders for ct_run. CT_KEPT and CT_KEPT_MIXED: one task a call with
+   the panels kept between calls where the engine allows it (in order, and
+   in an order that hops between groups); else as CT_ALL. */
+enum { CT_ALL, CT_ONE_BY_ONE, CT_REVERSED, CT_CHUNKS, CT_KEPT, CT_KEPT_MIXED };
+
+/* A step coprime to n (the tasks visited as t * step % n). */
+static int64_t ct_coprime_step(int64_t n) {
+    int64_t p = n > 2 ? 2 : 1, a, b, r;
+    for (;; p++) {
+        for (a = n, b = p; b; r = a % b, a = b, b = r) {}
+        if (a == 1) return p;
+    }
+}
+
+/* CT_KEPT's runs; 0 when the engine keeps no panels for this shape. */
+static int ct_run_kept(tc__contract_shape *sh, const tc__contract_args *a, int mixed) {
+    int64_t n = tc__contract_tasks(sh), kept = -1, step, t;
+    void *scratch;
+    if (!tc__contract_keep(sh)) return 0;
+    step = mixed ? ct_coprime_step(n) : 1;
+    scratch = malloc(tc__contract_scratch_size(sh) + 1);
+    for (t = 0; t < n; t++) tc__contract_run_tasks(sh, a, t * step % n, t * step % n + 1, scratch, &kept);
+    free(scratch);
+    return 1;
+}
 
 /* Runs the engine over T (already holding its initial data). */
 static int ct_run(ct_fix *f, int assign, int order, tc__contract_shape *sh) {
@@ -159,14 +182,14 @@ static int ct_run(ct_fix *f, int assign, int order, tc__contract_shape *sh) {
     a.in0 = f->data[0];
     a.in1 = f->data[1];
     a.out = f->data[2];
-    if (order == CT_ALL) {
-        tc__contract_run_tasks(sh, &a, 0, n, scratch);
-    } else if (order == CT_ONE_BY_ONE) {
-        for (t = 0; t < n; t++) tc__contract_run_tasks(sh, &a, t, t + 1, scratch);
+    if (order == CT_ONE_BY_ONE) {
+        for (t = 0; t < n; t++) tc__contract_run_tasks(sh, &a, t, t + 1, scratch, NULL);
     } else if (order == CT_REVERSED) {
-        for (t = n - 1; t >= 0; t--) tc__contract_run_tasks(sh, &a, t, t + 1, scratch);
-    } else {
-        for (t = 0; t < n; t += 3) tc__contract_run_tasks(sh, &a, t, t + 3, scratch);
+        for (t = n - 1; t >= 0; t--) tc__contract_run_tasks(sh, &a, t, t + 1, scratch, NULL);
+    } else if (order == CT_CHUNKS) {
+        for (t = 0; t < n; t += 3) tc__contract_run_tasks(sh, &a, t, t + 3, scratch, NULL);
+    } else if (order == CT_ALL || !ct_run_kept(sh, &a, order == CT_KEPT_MIXED)) {
+        tc__contract_run_tasks(sh, &a, 0, n, scratch, NULL);
     }
     free(scratch);
     return 1;
@@ -219,7 +242,7 @@ static void ct_check(const char *src, int stmt, const char *sizes, int accumulat
     if (!accumulate) memset(f.data[2], 0, bytes);
     memcpy(init, f.data[2], bytes);
     ct_reference(&f, init, ref, mag);
-    for (order = CT_ALL; order <= CT_CHUNKS; order++) {
+    for (order = CT_ALL; order <= CT_KEPT_MIXED; order++) {
         memcpy(f.data[2], init, bytes);
         CHECK(ct_run(&f, !accumulate, order, &sh));
         bad = ct_compare(&f, ref, mag, sizes);

@@ -205,6 +205,48 @@ static void kt_case(const kc_case *k) {
     tc_program_free(p);
 }
 
+/* A plan run again on new data with threads: nothing from the last run
+   (a thread's packed panels) is taken for this one's. */
+static void test_plan_rerun(void) {
+    enum { M = 40, K = 300, N = 24 }; /* one N block: every task packs the same panels */
+    static float A[M * K], B[2][K * N], C[2][M * N], C1[M * N];
+    tc_program *p = kt_compile(KC_MM);
+    tc_tensor in[2], out[1];
+    tc_run_desc rd;
+    tc_plan *plan = NULL;
+    tc_error err;
+    int i, r;
+    if (!p) return;
+    for (i = 0; i < M * K; i++) A[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    for (i = 0; i < K * N; i++) {
+        B[0][i] = (float)((i * 53) % 97) / 48.0f - 1.0f;
+        B[1][i] = (float)((i * 29) % 89) / 44.0f - 1.0f;
+    }
+    memset(in, 0, sizeof in);
+    memset(out, 0, sizeof out);
+    in[0].dtype = in[1].dtype = out[0].dtype = TC_FLOAT32;
+    in[0].rank = in[1].rank = out[0].rank = 2;
+    in[0].shape[0] = M, in[0].shape[1] = K, in[0].data = A;
+    in[1].shape[0] = K, in[1].shape[1] = N;
+    out[0].shape[0] = M, out[0].shape[1] = N;
+    memset(&rd, 0, sizeof rd);
+    rd.inputs = in, rd.n_inputs = 2, rd.outputs = out, rd.n_outputs = 1;
+    for (r = 0; r < 2; r++) { /* each B alone, on the calling thread */
+        in[1].data = B[r], out[0].data = C[r];
+        CHECKF(tc_run(p, &rd, &err) == TC_OK, "rerun: %s", err.msg);
+    }
+    rd.pool = kt_pools[1]; /* 2 threads */
+    in[1].data = B[0], out[0].data = C1;
+    CHECKF(tc_plan_create(p, &rd, &plan, &err) == TC_OK, "rerun: %s", err.msg);
+    for (r = 0; plan && r < 4; r++) { /* B[0], B[1], B[0], B[1] through one plan */
+        in[1].data = B[r % 2];
+        CHECKF(tc_plan_run(plan, &rd, &err) == TC_OK, "rerun: %s", err.msg);
+        CHECKF(memcmp(C1, C[r % 2], sizeof C1) == 0, "rerun %d differs from a fresh run", r);
+    }
+    tc_plan_free(plan);
+    tc_program_free(p);
+}
+
 /* Pools are reusable across programs and survive many small runs. */
 static void test_pool_reuse(void) {
     tc_program *p = kt_compile(KC_EW_FMA);
@@ -242,6 +284,7 @@ int main(void) {
         th_current = kt_cases[i].family;
         kt_case(&kt_cases[i]);
     }
+    RUN(test_plan_rerun);
     RUN(test_pool_reuse);
     for (i = 0; i < KT_N_POOLS; i++)
         tc_pool_free(kt_pools[i]);
