@@ -832,17 +832,21 @@ static row *measure(bench *b, kstate *k, int ki, const char *family, const char 
    in that second: timed one after another, layernorm's ratio to naive-ffm
    moved between 0.5x and 1.0x from run to run, and a kernel's 2-thread
    over 1-thread speedup between 1.4x and 1.9x. Each round starts one
-   variant further on. A variant's timed call comes right after an untimed
-   one of its own (unless a call takes WARM_S or more), so it runs as calls
-   made back to back do: the pool's workers are awake and spinning, not
-   asleep after a 1-thread call left the second CPU idle, and no worker
-   spinning after another variant's call is left to slow a timed one. (A
-   thread that sleeps gives its virtual CPU back to the hypervisor: with a
-   0.3 ms sleep after every call instead, layernorm and softmax ran up to
-   twice as slow as back to back.) All variants share the inputs and the
-   output buffer, so each finds the caches as the one before left them. */
+   variant further on. A variant's timed calls come right after untimed
+   ones of its own for WARM_RUN_S (unless a call takes WARM_S or more), so
+   they run as calls made back to back do: the pool's workers are awake and
+   spinning, and no worker spinning after another variant's call is left to
+   slow a timed one. One untimed call is not enough where a 1-thread call
+   left the second CPU idle: mm 512 at 2 threads, after 100 ms of one busy
+   thread, took 1.39, 1.09, 1.06, then 1.02 ms and less (a virtual CPU the
+   hypervisor let idle comes back slowly). (A thread that sleeps gives its
+   virtual CPU back: with a 0.3 ms sleep after every call instead, layernorm
+   and softmax ran up to twice as slow as back to back.) All variants share
+   the inputs and the output buffer, so each finds the caches as the one
+   before left them. */
 #define MAX_CONTENDERS 24
 #define WARM_S 0.05
+#define WARM_RUN_S 0.004
 
 typedef struct contender {
     row *r;
@@ -894,6 +898,17 @@ static int burst_count(const contender *v, double mean_s, int rounds) {
     return burst < 1 ? 1 : burst;
 }
 
+/* Untimed calls of v for WARM_RUN_S (at least one), unless its calls take
+   WARM_S or more; 1 when a call failed. */
+static int warm_up(contender *v) {
+    const double end = now_s() + WARM_RUN_S;
+    if (v->first >= WARM_S) return 0;
+    do {
+        if (v->fn(v->ctx, v->r->note, sizeof v->r->note)) return 1;
+    } while (now_s() < end);
+    return 0;
+}
+
 /* Every variant of the lineup: warm-up rounds, then timed rounds; the
    counts follow from a round's mean call (its slowest, when that takes over
    a second). A variant whose call fails leaves the rounds with its error. */
@@ -914,7 +929,7 @@ static void time_lineup(const bench_opts *o, lineup *L) {
             const int at = (r + warm + j) % n;
             contender *v = &L->c[at];
             if (v->r->status == ROW_ERROR) continue;
-            if (v->first < WARM_S && v->fn(v->ctx, v->r->note, sizeof v->r->note)) {
+            if (warm_up(v)) {
                 v->r->status = ROW_ERROR;
                 continue;
             }
