@@ -6065,7 +6065,8 @@ typedef struct tc__contract_shape {
     int gemv;           /* no N loop: rows of X dotted with Y */
     int row;            /* one row (no M loop), N contiguous in Y and T: axpy rows of Y */
     int assign;         /* write 0 + sum instead of adding (see the header) */
-    int keep;           /* GEMM: a thread keeps a group's panels of every k block (tc__contract_keep) */
+    int keep;           /* GEMM: a thread keeps a group's panels, every k block
+                           (tc__contract_keep) */
     int64_t kc, nk;     /* k block and count */
     int64_t nc, nn;     /* N block and count */
     int64_t mc, nm;     /* M block (per task) and count */
@@ -10004,7 +10005,7 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    thread runs all the tasks in one chunk (mm 512: 12% to 16% less time
    than a chunk a task, each packing the whole panel again). With threads,
    GEMM tasks go a task a chunk, for the balance, where each thread can
-   keep the group's panels (tc__contract_keep: mm 512 at 2 threads, 8% to
+   keep the group's panels (tc__contract_keep: mm 512 at 2 threads, 5% to
    15% less time than 2 chunks a thread, each packing the panels again),
    else in 2 chunks a thread. GEMV and row tasks pack no panel: with
    threads, a task a chunk. Its sums are complete per element, so neither
