@@ -10006,7 +10006,7 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    than a chunk a task, each packing the whole panel again). With threads,
    GEMM tasks go a task a chunk, for the balance, where each thread can
    keep the group's panels (tc__contract_keep: mm 512 at 2 threads, 5% to
-   15% less time than 2 chunks a thread, each packing the panels again),
+   17% less median time than 2 chunks a thread, each packing the panels again),
    else in 2 chunks a thread. GEMV and row tasks pack no panel: with
    threads, a task a chunk. Its sums are complete per element, so neither
    threads nor chunks change them. */
