@@ -157,26 +157,16 @@ static int64_t ct_coprime_step(int64_t n) {
     }
 }
 
-/* CT_KEPT's runs; 0 when the engine keeps no panels for this shape. */
-static int ct_run_kept(tc__contract_shape *sh, const tc__contract_args *a, int mixed) {
-    int64_t n = tc__contract_tasks(sh), kept = -1, step, t;
-    void *scratch;
-    if (!tc__contract_keep(sh)) return 0;
-    step = mixed ? ct_coprime_step(n) : 1;
-    scratch = malloc(tc__contract_scratch_size(sh) + 1);
-    for (t = 0; t < n; t++) tc__contract_run_tasks(sh, a, t * step % n, t * step % n + 1, scratch, &kept);
-    free(scratch);
-    return 1;
-}
-
 /* Runs the engine over T (already holding its initial data). */
 static int ct_run(ct_fix *f, int assign, int order, tc__contract_shape *sh) {
     tc__contract_args a;
     void *scratch;
     int64_t t, n;
+    int kept_order;
     if (!tc__contract_prepare(f->plan, f->sx, f->strides[0], f->strides[1], f->strides[2], assign,
                               sh))
         return 0;
+    kept_order = order >= CT_KEPT && tc__contract_keep(sh); /* before sizing the scratch */
     n = tc__contract_tasks(sh);
     scratch = malloc(tc__contract_scratch_size(sh) + 1);
     a.in0 = f->data[0];
@@ -188,7 +178,11 @@ static int ct_run(ct_fix *f, int assign, int order, tc__contract_shape *sh) {
         for (t = n - 1; t >= 0; t--) tc__contract_run_tasks(sh, &a, t, t + 1, scratch, NULL);
     } else if (order == CT_CHUNKS) {
         for (t = 0; t < n; t += 3) tc__contract_run_tasks(sh, &a, t, t + 3, scratch, NULL);
-    } else if (order == CT_ALL || !ct_run_kept(sh, &a, order == CT_KEPT_MIXED)) {
+    } else if (kept_order) {
+        int64_t kept = -1, step = order == CT_KEPT_MIXED ? ct_coprime_step(n) : 1;
+        for (t = 0; t < n; t++)
+            tc__contract_run_tasks(sh, &a, t * step % n, t * step % n + 1, scratch, &kept);
+    } else {
         tc__contract_run_tasks(sh, &a, 0, n, scratch, NULL);
     }
     free(scratch);
