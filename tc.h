@@ -1246,6 +1246,49 @@ TC_API int tc_sx_format(const tc_ir_def *d, int id, char *buf, size_t cap) {
     return tc__buf_done(&b);
 }
 
+/* Appends " (N = 2, K = 4)": the sizes an sx depends on, with their
+   values, each once, so a shape error shows the numbers behind it. */
+TC__PRIVATE void tc__sx_leaves(const tc_ir_def *d, int id, const int64_t *values, tc__buf *b,
+                               int *seen, int *n_seen, int depth) {
+    const tc_sx *s = &d->sx[id];
+    int i;
+    if (s->op >= TC_SX_ADD) {
+        if (depth < 32) {
+            tc__sx_leaves(d, s->a, values, b, seen, n_seen, depth + 1);
+            tc__sx_leaves(d, s->b, values, b, seen, n_seen, depth + 1);
+        }
+        return;
+    }
+    if (s->op != TC_SX_VAR && s->op != TC_SX_SCALAR) return;
+    for (i = 0; i < *n_seen; i++)
+        if (d->sx[seen[i]].op == s->op && d->sx[seen[i]].value == s->value) return;
+    if (*n_seen == 16) return;
+    seen[(*n_seen)++] = id;
+    tc__bprintf(b, "%s%s = %lld", *n_seen == 1 ? " (" : ", ",
+                s->op == TC_SX_VAR ? d->sizevars[s->value] : d->tensors[s->value].name,
+                (long long)values[id]);
+}
+
+/* "EXPR = VALUE (N = 2, K = 4)" for an evaluated sx; "N = 2" for a size
+   alone, the value alone for a constant. */
+TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values, char *buf,
+                               size_t cap) {
+    tc__buf b;
+    int seen[16], n_seen = 0;
+    b.p = buf;
+    b.cap = cap;
+    b.len = 0;
+    if (d->sx[id].op == TC_SX_CONST) {
+        tc__bprintf(&b, "%lld", (long long)values[id]);
+        return tc__buf_done(&b);
+    }
+    tc__sx_print(d, id, &b, 0);
+    tc__bprintf(&b, " = %lld", (long long)values[id]);
+    if (d->sx[id].op >= TC_SX_ADD) tc__sx_leaves(d, id, values, &b, seen, &n_seen, 0);
+    if (n_seen) tc__bprintf(&b, ")");
+    return tc__buf_done(&b);
+}
+
 /* ==== [tc:errfmt] Error rendering: file:line:col, source line, caret ====== */
 TC_API int tc_error_format(const tc_error *e, const char *file, const char *src, char *buf,
                            size_t cap) {
@@ -4210,8 +4253,14 @@ TC__PRIVATE int tc__lower_define(tc__sm_stmt *st, int t) {
     for (d = 0; d < S->t[t].rank; d++) {
         const tc__sm_var *v = &st->vars[d];
         if (!S->ti[t].sized) {
+            char v1[64], v2[64];
             S->t[t].extent[d] = v->hi;
             S->t[t].min[d] = v->lo;
+            if (tc__sx_prove_le(S, tc__sx_const(S, 0), v->hi) == 0) /* for every size */
+                return tc__fail(S->C, TC_ERR_SHAPE, st->st->lhs_span,
+                                "%s: dimension %d has negative extent %s (%s in [%s, %s))",
+                                S->t[t].name, d, tc__sm_sxstr(S, v->hi, v2, sizeof v2), v->name,
+                                tc__sm_sxstr(S, v->lo, v1, sizeof v1), v2);
         } else {
             S->t[t].min[d] = tc__sx_bin(S, TC_SX_MIN, S->t[t].min[d], v->lo);
         }
@@ -11497,18 +11546,16 @@ TC__PRIVATE tc_status tc__vm_check_extents(const tc_ir_def *ir, const tc_tensor 
         int64_t total = (int64_t)tc_dtype_size(t->dtype);
         for (d = 0; d < t->rank; d++) {
             int64_t e = sx[t->extent[d]];
-            char buf[160];
+            char buf[256];
             if (i < ir->n_inputs && e != in[i].shape[d]) {
-                tc_sx_format(ir, t->extent[d], buf, sizeof buf);
-                return tc__set_error(err, TC_ERR_SHAPE,
-                                     "%s: dimension %d must be %s = %lld, given %lld", t->name, d,
-                                     buf, (long long)e, (long long)in[i].shape[d]);
+                tc__sx_explain(ir, t->extent[d], sx, buf, sizeof buf);
+                return tc__set_error(err, TC_ERR_SHAPE, "%s: dimension %d must be %s, given %lld",
+                                     t->name, d, buf, (long long)in[i].shape[d]);
             }
             if (e < 0) {
-                tc_sx_format(ir, t->extent[d], buf, sizeof buf);
-                return tc__set_error(err, TC_ERR_SHAPE,
-                                     "%s: dimension %d has negative extent %s = %lld", t->name, d,
-                                     buf, (long long)e);
+                tc__sx_explain(ir, t->extent[d], sx, buf, sizeof buf);
+                return tc__set_error(err, TC_ERR_SHAPE, "%s: dimension %d has negative extent %s",
+                                     t->name, d, buf);
             }
             if (!tc__mul64(total, e, &total) || total > (INT64_MAX >> 4))
                 return tc__set_error(err, TC_ERR_LIMIT, "%s: size overflows", t->name);

@@ -201,6 +201,24 @@ t "infer --json missing sizes" 1 "$TC" infer conv.tc --json --entry conv2d N=1 C
 has "missing sizes named" err "missing: H, W, M, KH, KW"
 t "infer negative extent" 1 "$TC" infer conv.tc --entry conv2d N=1 C=1 H=1 W=2 M=1 KH=3 KW=1
 has "negative extent message" err "conv.tc: error:"
+has "negative extent names the sizes" err "H - KH + 1 = -1 (H = 1, KH = 3)"
+cat >neg.tc <<'EOF'
+def f(float(3) A, float(5) W) -> (O) {
+    O(i) +=! A(i + k) * W(k)
+}
+EOF
+t "negative extent for every size is a source error" 1 "$TC" check neg.tc
+line "negative extent at the left-hand side" err "neg.tc:2:5: error: O: dimension 0 has negative extent -1 (i in [0, -1))"
+cat >scal.tc <<'EOF'
+def f(uint8(N) A, int8 S) -> (O) {
+    O(i) = A(i) where i in 0:S
+}
+EOF
+t "a scalar size that fits its type" 0 "$TC" infer scal.tc --json N=500 S=127
+py "the scalar size is the one used" "j = json.loads(open('out').read()); assert j['outputs']['O']['shape'] == [127], j"
+t "a scalar size that does not fit its type" 1 "$TC" infer scal.tc --json N=500 S=300
+line "the scalar size's range" err "scal.tc: error: size S=300 does not fit S's type int8 (-128 to 127)"
+t "bench: a scalar size that does not fit" 1 "$TC" bench scal.tc N=500 S=-129
 
 # ---- run: .npy in, .npy out, against numpy ----
 py "make inputs" "rng = np.random.default_rng(7)

@@ -508,12 +508,49 @@ static const cli_size *find_size(const cli *c, const char *name) {
     return NULL;
 }
 
-/* Every SIZE=VALUE must name a size of one of the defs shown. */
+/* The range of an integer dtype (uint64's top half cannot be typed). */
+static void int_dtype_range(tc_dtype t, int64_t *lo, int64_t *hi) {
+    int bits = 8 * (int)tc_dtype_size(t);
+    int is_unsigned = t == TC_UINT8 || t == TC_UINT16 || t == TC_UINT32 || t == TC_UINT64;
+    if (bits >= 64) {
+        *lo = is_unsigned ? 0 : INT64_MIN;
+        *hi = INT64_MAX;
+    } else if (is_unsigned) {
+        *lo = 0;
+        *hi = ((int64_t)1 << bits) - 1;
+    } else {
+        *lo = -((int64_t)1 << (bits - 1));
+        *hi = ((int64_t)1 << (bits - 1)) - 1;
+    }
+}
+
+/* A value given for a 0-rank integer input must fit its dtype: it would
+   otherwise wrap, and the sizes shown would not be the ones used. */
+static int check_scalar_value(const cli *c, const tc_ir_def *d, const cli_size *s) {
+    int i;
+    int64_t lo, hi;
+    for (i = 0; i < d->n_inputs; i++) {
+        const tc_ir_tensor *t = &d->tensors[i];
+        if (t->rank != 0 || !is_int_dtype(t->dtype) || strcmp(t->name, s->name) != 0) continue;
+        int_dtype_range(t->dtype, &lo, &hi);
+        if (s->value < lo || s->value > hi)
+            return input_error(c->file, "size %s=%lld does not fit %s's type %s (%lld to %lld)",
+                               s->name, (long long)s->value, s->name, tc_dtype_name(t->dtype),
+                               (long long)lo, (long long)hi);
+    }
+    return 0;
+}
+
+/* Every SIZE=VALUE must name a size of one of the defs shown, and fit it. */
 static int check_size_names(const cli *c, const int *defs, int n_defs) {
-    int i, k;
+    int i, k, rc;
     for (i = 0; i < c->n_sizes; i++) {
         int known = 0;
-        for (k = 0; k < n_defs; k++) known |= def_has_size(tc_program_ir(c->prog, defs[k]), c->sizes[i].name);
+        for (k = 0; k < n_defs; k++) {
+            const tc_ir_def *d = tc_program_ir(c->prog, defs[k]);
+            known |= def_has_size(d, c->sizes[i].name);
+            if ((rc = check_scalar_value(c, d, &c->sizes[i])) != 0) return rc;
+        }
         if (!known) {
             const tc_ir_def *d = tc_program_ir(c->prog, defs[0]);
             fprintf(stderr, "tc: error: unknown size '%s'; the sizes of def %s:", c->sizes[i].name,
