@@ -1525,8 +1525,8 @@ TC__PRIVATE int tc__lex_number(tc__lexer *L, tc__token *t, size_t start) {
     if (is_float) {
         t->kind = TC__T_FLOAT;
         t->fval = tc__lex_float_value(s, mant_end - start);
-        if (t->fval > (double)FLT_MAX)
-            return tc__lex_error(L, t, start, p, "number %.*s is too large for float32",
+        if (t->fval > DBL_MAX) /* float32 overflow is the literal's type's (tc__sm_literal) */
+            return tc__lex_error(L, t, start, p, "number %.*s is too large for float64",
                                  (int)(p - start), s);
     } else {
         t->kind = TC__T_INT;
@@ -2432,6 +2432,8 @@ typedef struct tc__sema {
     tc_ir_check *checks;
     int n_checks, cap_checks;
     int inline_depth; /* > 0 while inlining a call: its warnings were given already */
+    int *calls;       /* per def of the source: how often it was inlined so far */
+    int cap_calls;
 } tc__sema;
 
 /* Names visible to the statements of one def body (the def being compiled,
@@ -2447,7 +2449,8 @@ typedef struct tc__sm_env {
     int def_index;      /* this def may call defs 0 .. def_index - 1 */
     tc__sm_name *names;
     int n_names, cap_names;
-    const char *prefix; /* callee name while inlining: temporaries become prefix.name */
+    const char *prefix; /* while inlining: temporaries become prefix.name, where
+                           prefix names the call, unique in the def (f, f.2, g.f) */
 } tc__sm_env;
 
 /* One comprehension statement being checked and lowered. */
@@ -3061,12 +3064,33 @@ TC__PRIVATE int tc__sm_widens(tc_dtype from, tc_dtype to) {
     return !tc__dtype_is_signed(from) && tc__sm_fsize(to) > tc__sm_fsize(from);
 }
 
+TC__PRIVATE int tc__sm_let_find(const tc__sm_stmt *st, const char *name);
+
+/* The literal e stands for, through signs and `where` bindings (`c = 0.1`
+   inlines like the literal itself); NULL when e is anything else. *neg
+   flips once per minus sign. */
+TC__PRIVATE const tc__expr *tc__sm_literal_of(const tc__sm_stmt *st, const tc__expr *e, int *neg) {
+    int hops, li;
+    *neg = 0;
+    for (hops = 0; hops < 64; hops++) {
+        if (e->kind == TC__E_INT || e->kind == TC__E_FLOAT) return e;
+        if (e->kind == TC__E_UNARY && (e->op == TC__T_MINUS || e->op == TC__T_PLUS) && e->nargs == 1) {
+            *neg ^= e->op == TC__T_MINUS;
+            e = e->args[0];
+        } else if (e->kind == TC__E_IDENT && (li = tc__sm_let_find(st, e->name)) >= 0) {
+            e = st->lets[li].w->expr;
+        } else {
+            return NULL;
+        }
+    }
+    return NULL; /* a cycle of bindings: reported where it is used */
+}
+
 /* A literal, possibly negated: built after the other operand so a float
    literal can see a float64 partner (tc__sm_literal). */
-TC__PRIVATE int tc__sm_is_literal(const tc__expr *e) {
-    if (e->kind == TC__E_UNARY && (e->op == TC__T_MINUS || e->op == TC__T_PLUS) && e->nargs == 1)
-        e = e->args[0];
-    return e->kind == TC__E_INT || e->kind == TC__E_FLOAT;
+TC__PRIVATE int tc__sm_is_literal(const tc__sm_stmt *st, const tc__expr *e) {
+    int neg;
+    return tc__sm_literal_of(st, e, &neg) != NULL;
 }
 
 /* ==== [tc:sema-expr] Typed expression nodes, affine index analysis ========= */
@@ -3163,19 +3187,29 @@ TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint)
 
 /* An integer or float literal, possibly negated (SEMANTICS.md §1). Its
    type never adapts to the other operand; a float literal next to a
-   float64 operand is built as float64 directly so its value is exact. */
+   float64 operand is built as float64 directly so its value is exact. As
+   in C, the digits alone give an integer its type and a minus keeps it
+   (-2147483648 is int64). A float32 literal must not round to inf. */
 TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hint) {
-    int neg = 0;
-    if (e->kind == TC__E_UNARY) {
-        neg = e->op == TC__T_MINUS;
-        e = e->args[0];
+    int neg;
+    const tc__expr *lit = tc__sm_literal_of(st, e, &neg);
+    double f, f32_inf = (double)FLT_MAX + ldexp(1.0, 103); /* FLT_MAX + half an ulp */
+    TC_ASSERT(lit != NULL); /* callers test tc__sm_is_literal first */
+    if (lit->kind == TC__E_INT) {
+        int64_t v = neg && lit->ival != INT64_MIN ? -lit->ival : lit->ival;
+        return tc__sm_const(st, tc__sm_fits(lit->ival, TC_INT32) ? TC_INT32 : TC_INT64, v, 0.0);
     }
-    if (e->kind == TC__E_INT) {
-        int64_t v = neg && e->ival != INT64_MIN ? -e->ival : e->ival;
-        return tc__sm_const(st, tc__sm_fits(v, TC_INT32) ? TC_INT32 : TC_INT64, v, 0.0);
+    f = neg ? -lit->fval : lit->fval;
+    if (hint == (int)TC_FLOAT64) return tc__sm_const(st, TC_FLOAT64, 0, f);
+    if (fabs(f) >= f32_inf) {
+        tc__fail(st->S->C, TC_ERR_TYPE, lit->span,
+                 "number %.*s is too large for float32 (a float literal's type); next to a "
+                 "float64 operand, or as double(...), it is float64",
+                 lit->span.length, st->S->C->src + lit->span.offset);
+        return tc__sm_fail_val();
     }
-    if (hint == (int)TC_FLOAT64) return tc__sm_const(st, TC_FLOAT64, 0, neg ? -e->fval : e->fval);
-    return tc__sm_const(st, TC_FLOAT32, 0, neg ? -e->fval : e->fval);
+    if (fabs(f) > (double)FLT_MAX) f = f < 0 ? -(double)FLT_MAX : (double)FLT_MAX; /* rounds there */
+    return tc__sm_const(st, TC_FLOAT32, 0, f);
 }
 
 /* Extent sx of T.d; -1 after an error. */
@@ -3499,7 +3533,7 @@ TC__PRIVATE tc__sm_val tc__sm_ident(tc__sm_stmt *st, const tc__expr *e) {
 /* Builds l and r; a literal side is built second, seeing the other type. */
 TC__PRIVATE int tc__sm_pair(tc__sm_stmt *st, const tc__expr *l, const tc__expr *r, tc__sm_val *vl,
                             tc__sm_val *vr) {
-    int ll = tc__sm_is_literal(l), lr = tc__sm_is_literal(r);
+    int ll = tc__sm_is_literal(st, l), lr = tc__sm_is_literal(st, r);
     if (ll && !lr) {
         *vr = tc__sm_expr(st, r, -1);
         *vl = tc__sm_expr(st, l, vr->node >= 0 ? (int)vr->type : -1);
@@ -3564,7 +3598,7 @@ TC__PRIVATE tc__sm_val tc__sm_binary(tc__sm_stmt *st, const tc__expr *e) {
 
 TC__PRIVATE tc__sm_val tc__sm_unary(tc__sm_stmt *st, const tc__expr *e, int hint) {
     tc__sm_val v;
-    if (tc__sm_is_literal(e)) return tc__sm_literal(st, e, hint);
+    if (tc__sm_is_literal(st, e)) return tc__sm_literal(st, e, hint);
     v = tc__sm_expr(st, e->args[0], -1);
     if (v.node < 0) return v;
     if (e->op == TC__T_NOT) {
@@ -3595,12 +3629,13 @@ TC__PRIVATE tc__sm_val tc__sm_ternary(tc__sm_stmt *st, const tc__expr *e) {
     tc_dtype t;
     int args[3];
     if (!tc__sm_want_bool(st, c, e->args[0], "the condition of ?:")) return tc__sm_fail_val();
-    if (tc__sm_is_literal(e->args[1]) && !tc__sm_is_literal(e->args[2])) {
+    if (tc__sm_is_literal(st, e->args[1]) && !tc__sm_is_literal(st, e->args[2])) {
         b = tc__sm_branch(st, e->args[2], -1);
         a = tc__sm_branch(st, e->args[1], b.node >= 0 ? (int)b.type : -1);
     } else {
         a = tc__sm_branch(st, e->args[1], -1);
-        b = tc__sm_branch(st, e->args[2], tc__sm_is_literal(e->args[2]) && a.node >= 0 ? (int)a.type : -1);
+        b = tc__sm_branch(st, e->args[2],
+                          tc__sm_is_literal(st, e->args[2]) && a.node >= 0 ? (int)a.type : -1);
     }
     if (a.node < 0 || b.node < 0) return tc__sm_fail_val();
     t = tc__sm_promote(a.type, b.type, 1);
@@ -3625,7 +3660,7 @@ TC__PRIVATE tc__sm_val tc__sm_builtin(tc__sm_stmt *st, const tc__expr *e, int b)
     }
     for (i = 0; i < e->nargs; i++) {
         tc_dtype a;
-        if (tc__sm_is_literal(e->args[i])) continue;
+        if (tc__sm_is_literal(st, e->args[i])) continue;
         v[i] = tc__sm_expr(st, e->args[i], -1);
         if (v[i].node < 0) return v[i];
         a = tc__dtype_is_float(v[i].type) ? v[i].type : TC_FLOAT32;
@@ -3634,7 +3669,7 @@ TC__PRIVATE tc__sm_val tc__sm_builtin(tc__sm_stmt *st, const tc__expr *e, int b)
     }
     if (!any) t = TC_FLOAT32;
     for (i = 0; i < e->nargs; i++) {
-        if (tc__sm_is_literal(e->args[i])) v[i] = tc__sm_literal(st, e->args[i], (int)t);
+        if (tc__sm_is_literal(st, e->args[i])) v[i] = tc__sm_literal(st, e->args[i], (int)t);
         v[i] = tc__sm_conv(st, v[i], t);
         args[i] = v[i].node;
     }
@@ -3701,7 +3736,9 @@ TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint)
     }
     switch (e->kind) {
     case TC__E_INT: case TC__E_FLOAT: v = tc__sm_literal(st, e, hint); break;
-    case TC__E_IDENT: v = tc__sm_ident(st, e); break;
+    case TC__E_IDENT:
+        v = tc__sm_is_literal(st, e) ? tc__sm_literal(st, e, hint) : tc__sm_ident(st, e);
+        break;
     case TC__E_UNARY: v = tc__sm_unary(st, e, hint); break;
     case TC__E_BINARY: v = tc__sm_binary(st, e); break;
     case TC__E_TERNARY: v = tc__sm_ternary(st, e); break;
@@ -4171,16 +4208,7 @@ TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
 
 /* "f.t", made unique among the tensors. */
 TC__PRIVATE const char *tc__sm_temp_name(tc__sema *S, const char *prefix, const char *name) {
-    const char *s = prefix ? tc__strfmt(S->C, "%s.%s", prefix, name) : name;
-    int i, k = 1, clash = 1;
-    const char *base = s;
-    while (s && clash) {
-        clash = 0;
-        for (i = 0; i < S->n_t; i++)
-            if (strcmp(S->t[i].name, s) == 0) clash = 1;
-        if (clash) s = tc__strfmt(S->C, "%s.%d", base, ++k);
-    }
-    return s;
+    return prefix ? tc__strfmt(S->C, "%s.%s", prefix, name) : name;
 }
 
 /* The tensor a statement writes (a temporary is created at its first
@@ -4580,6 +4608,22 @@ TC__PRIVATE int tc__lower_call_decl(tc__sema *S, tc__sm_env *CE, const tc__stmt 
     return 1;
 }
 
+/* The name of a call, unique in the def being compiled, so its
+   temporaries' names are too without a search: the callee's name after
+   the caller's prefix, then how many times it was called before. */
+TC__PRIVATE int tc__sm_call_prefix(tc__sema *S, const tc__sm_env *E, tc__sm_env *CE) {
+    int cap = S->cap_calls, n;
+    const char *name = CE->def->name;
+    if (!tc__grow(S->C, (void **)&S->calls, &S->cap_calls, S->ast->n_defs, sizeof(int))) return 0;
+    if (S->cap_calls > cap) memset(S->calls + cap, 0, sizeof(int) * (size_t)(S->cap_calls - cap));
+    n = ++S->calls[CE->def_index];
+    if (E->prefix && n > 1) CE->prefix = tc__strfmt(S->C, "%s.%s.%d", E->prefix, name, n);
+    else if (E->prefix) CE->prefix = tc__strfmt(S->C, "%s.%s", E->prefix, name);
+    else if (n > 1) CE->prefix = tc__strfmt(S->C, "%s.%d", name, n);
+    else CE->prefix = name;
+    return CE->prefix != NULL;
+}
+
 /* outs = callee(args): the callee's statements, inlined. */
 TC__PRIVATE int tc__lower_call(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
     tc__sm_env CE;
@@ -4596,7 +4640,7 @@ TC__PRIVATE int tc__lower_call(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
     memset(&CE, 0, sizeof CE);
     CE.def = f;
     CE.def_index = ci;
-    CE.prefix = E->prefix ? tc__strfmt(S->C, "%s.%s", E->prefix, f->name) : f->name;
+    if (!tc__sm_call_prefix(S, E, &CE)) return 0;
     if (!CE.prefix || !tc__lower_call_args(S, E, &CE, s) || !tc__lower_call_outs(S, E, &CE, s, outs) ||
         !tc__sema_prescan(S, &CE))
         return 0;

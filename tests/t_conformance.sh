@@ -630,6 +630,33 @@ assert o['q'].dtype == f32 and (o['q'] == h.astype(f32) / f32(3)).all(), o['q']
 assert o['r'].dtype == np.float64 and o['s'].dtype == np.int64
 assert list(o['s']) == [4294967396, 4294967196], o['s']"
 
+py "1 literals: a float64 context keeps the decimal value, also through a where binding" "
+S = '''def f(double(N) d) -> (a, b, c, e, g) {
+  a(i) = d(i) * 0.1
+  b(i) = d(i) * c1 where c1 = 0.1
+  c(i) = d(i) > 2.0 ? c2 : d(i) where c2 = -0.1
+  e(i) = d(i) * 1e300
+  g(i) = double(1e300) + d(i) * 0
+}'''
+d = np.arange(5.0)
+o = ok_run(S, d=d)
+assert (o['a'] == d * 0.1).all() and (o['b'] == d * 0.1).all(), (o['a'], o['b'])
+assert (o['c'] == np.where(d > 2, -0.1, d)).all(), o['c']
+assert (o['e'] == d * 1e300).all() and (o['g'] == 1e300).all(), (o['e'], o['g'])"
+py "1 literals: float32's largest value, and past it" "
+S = 'def f(float(N) x) -> (a) { a(i) = x(i) * 0 + 3.40282347e38 }'
+assert (ok_run(S, x=rnd(2))['a'] == np.finfo(f32).max).all()
+rc, e = check('def f(float(N) x) -> (a) { a(i) = x(i) + 1e39 }')
+assert rc == 1 and ':1:42: error: number 1e39 is too large for float32' in e, e"
+py "1 literals: the digits give an integer its type, a minus keeps it (as in C)" "
+S = '''def f(int32(N) x) -> (a, b) {
+  a(i) = x(i) * 0 + -2147483648 - 1
+  b(i) = x(i) + -2147483647 - 1
+}'''
+o = ok_run(S, x=vec(0, 1, dtype=np.int32))
+assert o['a'].dtype == np.int64 and list(o['a']) == [-2**31 - 1] * 2, o['a']
+assert o['b'].dtype == np.int32 and list(o['b']) == [-2**31, -2**31 + 1], o['b']"
+
 # ======================= SEMANTICS 6: reads =======================
 py "6 ?: guards an out-of-range read (padding, 0-rank size input)" "
 S = '''def pad(float(H) I, int32 P) -> (O) {

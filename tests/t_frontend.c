@@ -771,8 +771,16 @@ static void test_calls(void) {
                   "def f(float(N) X) -> (Z) { Y = sq(X)\n Z = sq(Y) }"));
     if (!D) return;
     CHECK(D->n_stmts == 4 && D->n_tensors == 5);
-    CHECK(tensor("sq.T") && tensor("sq.T.2") && tensor("Y") && tensor("Y")->kind == TC_TENSOR_TEMP);
-    CHECK(stmt(2)->tensor == tensor_id("sq.T.2"));
+    CHECK(tensor("sq.T") && tensor("sq.2.T") && tensor("Y") && tensor("Y")->kind == TC_TENSOR_TEMP);
+    CHECK(stmt(2)->tensor == tensor_id("sq.2.T"));
+    /* a call inside an inlined callee: the names of both calls */
+    CHECK(compile("def sq(float(N) A) -> (B) { T(i) = A(i) * A(i)\n B(i) = T(i) + 1 }\n"
+                  "def q(float(N) A) -> (B) { U = sq(A)\n B = sq(U) }\n"
+                  "def f(float(N) X) -> (Z) { Y = q(X)\n Z = q(Y) }"));
+    if (!D) return;
+    CHECK(D->n_stmts == 8 && D->n_tensors == 9);
+    CHECK(tensor("q.sq.T") && tensor("q.sq.2.T") && tensor("q.2.sq.3.T") && tensor("q.2.sq.4.T"));
+    CHECK(tensor("q.U") && tensor("q.2.U") && stmt(6)->tensor == tensor_id("q.2.sq.4.T"));
     /* symbolic shapes that must agree at a call: an EQ check */
     CHECK(compile("def add(float(N) A, float(N) B) -> (C) { C(i) = A(i) + B(i) }\n"
                   "def f(float(P) X, float(Q) Y) -> (Z) { Z = add(X, Y) }"));
