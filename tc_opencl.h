@@ -401,12 +401,29 @@ TC__OCL_PRIVATE int tc__ocl_is_reserved(const char *s) {
     }
     return upper && underscore;
 }
+/* '.' (in the names of an inlined call's temporaries: g.T, g.2.T) as '_'. */
+TC__OCL_PRIVATE void tc__ocl_undot(char *s) {
+    for (; s && *s; s++)
+        if (*s == '.') *s = '_';
+}
 /* The OpenCL spelling of a TC name (arena copy). */
 TC__OCL_PRIVATE char *tc__ocl_name(tc__ocl_arena *A, const char *tc_name) {
     const char *pre = tc__ocl_is_reserved(tc_name) ? "tc_u_" : "";
     size_t n = strlen(pre) + strlen(tc_name) + 1;
     char *s = (char *)tc__ocl_arena_alloc(A, n, 1);
     if (s) snprintf(s, n, "%s%s", pre, tc_name);
+    return s;
+}
+/* Tensor t's spelling: a temporary of an inlined call (g.T) becomes
+   tc_t<t>_g_T, which no TC name can be (those starting tc_ are renamed)
+   and which the tensor number keeps apart from g_T or g.T's other forms. */
+TC__OCL_PRIVATE char *tc__ocl_tensor_name(tc__ocl_arena *A, const char *tc_name, int t) {
+    size_t n = strlen(tc_name) + 32;
+    char *s;
+    if (!strchr(tc_name, '.')) return tc__ocl_name(A, tc_name);
+    s = (char *)tc__ocl_arena_alloc(A, n, 1);
+    if (s) snprintf(s, n, "tc_t%d_%s", t, tc_name);
+    tc__ocl_undot(s);
     return s;
 }
 
@@ -493,6 +510,7 @@ TC__OCL_PRIVATE void tc__ocl_kernel_name(const tc_ir_def *d, int s, int init, ch
                                          size_t cap) {
     snprintf(buf, cap, "%s%s_%s_s%d%s", strncmp(d->name, "tc_", 3) == 0 ? "tc_u_" : "", d->name,
              d->tensors[d->stmts[s].tensor].name, s, init ? "_init" : "");
+    tc__ocl_undot(buf); /* unique by the statement number */
 }
 
 /* Marks what a statement's main kernel takes as arguments: tensors (tmark)
@@ -1837,7 +1855,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_emit_def(tc__ocl_emitter *E, int allow_fp64) {
     E->tname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_tensors + 1, sizeof(char *));
     E->vname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_sizevars + 1, sizeof(char *));
     for (i = 0; E->tname && i < d->n_tensors; i++)
-        E->tname[i] = tc__ocl_name(&E->A, d->tensors[i].name);
+        E->tname[i] = tc__ocl_tensor_name(&E->A, d->tensors[i].name, i);
     for (i = 0; E->vname && i < d->n_sizevars; i++)
         E->vname[i] = tc__ocl_name(&E->A, d->sizevars[i]);
     if (E->A.oom) return TC_ERR_OUT_OF_MEMORY;
