@@ -5061,7 +5061,7 @@ TC__PRIVATE double tc__math_bessel_i(double x, int nu) {
             s += a;
             if (fabs(a) < 1e-18) break;
         }
-        r = h * (h / sqrt(2.0 * TC__MATH_PI * ax) * s);
+        r = h * (h / (2.5066282746310002 * sqrt(ax)) * s); /* sqrt(2 pi): 2 pi x may overflow */
     }
     return nu && signbit(x) ? -r : r;
 }

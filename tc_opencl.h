@@ -641,7 +641,13 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "$T tc_rcbrt_$S($T x) { return 1$f / cbrt(x); }\n"                                     \
       "$T tc_fdivide_$S($T x, $T y) { return x / y; }\n"                                     \
       "$T tc_rhypot_$S($T x, $T y) { return 1$f / hypot(x, y); }\n"                          \
-      "$T tc_normcdf_$S($T x) { return 0.5$f * erfc(-x / 1.4142135623730951$f); }\n")        \
+      "$T tc_normcdf_$S($T x)\n{\n"                                                          \
+      "    /* -x / sqrt 2 as t + d (c_lo: Newton's correction of c_hi); the rounding d\n"   \
+      "       enters to first order, erfc(t + d) = erfc(t) - d (2/sqrt pi) exp(-t^2) */\n"  \
+      "    const $T c_hi = 0.70710678118654757$f, c_lo = fma(-c_hi, c_hi, 0.5$f) / (2$f * c_hi);\n" \
+      "    $T t = -x * c_hi, d = fma(-x, c_hi, -t) - x * c_lo;\n"                          \
+      "    if (!(fabs(x) < 40$f)) return isnan(x) ? x : x > 0$f ? 1$f : 0$f;\n"             \
+      "    return 0.5$f * erfc(t) - d * exp(-t * t) * 0.5641895835477563$f;\n}\n")          \
     X(NORM, "norm3d/norm4d: scaled by a power of two, no overflow or underflow",             \
       "$T tc_norm_$S($T a, $T b, $T c, $T d)\n{\n"                                           \
       "    $T m = fmax(fmax(fabs(a), fabs(b)), fmax(fabs(c), fabs(d)));\n"                   \
@@ -671,7 +677,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "            $T m = ($T)(2 * k - 1);\n"                                                \
       "            t *= -(mu - m * m) / (($T)k * 8$f * a);\n            s += t;\n"           \
       "            if (fabs(t) <= s * $E) break;\n        }\n"                               \
-      "        r = e * (e / sqrt(6.283185307179586$f * a)) * s;\n    }\n"                    \
+      "        r = e * (e / (2.5066282746310002$f * sqrt(a))) * s;\n    }\n"                \
       "    return n && x < 0 ? -r : r;\n}\n")                                                \
     X(BESSEL_JY, "j0 j1 y0 y1 (which = 0..3): series below 1e-3, Miller's backward "        \
                  "recurrence to 25 (normalized by J0 + 2 sum J2k = 1, Neumann series for "    \
@@ -735,40 +741,43 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    if (x >= 0$f) return tc_erfcx_pos_$S(x);\n"                                       \
       "    if (x < -26.7$f) return ($T)INFINITY;\n"                                          \
       "    return 2$f * tc_expsq_$S(x) - tc_erfcx_pos_$S(-x);\n}\n")                         \
-    X(ERFINV, "erfinv, erfcinv, normcdfinv: Giles' single-precision erfinv as the first "   \
-              "guess, then Newton steps on erf (|y| <= 0.5) or on erfc with the exact "       \
-              "complement",                                                                  \
-      "$T tc_erfinv_guess_$S($T a, $T w)\n{\n    $T p;\n"                                    \
-      "    if (w < 5$f) {\n        w = w - 2.5$f;\n        p = 2.81022636e-08$f;\n"          \
-      "        p = 3.43273939e-07$f + p * w;\n        p = -3.5233877e-06$f + p * w;\n"       \
-      "        p = -4.39150654e-06$f + p * w;\n        p = 0.00021858087$f + p * w;\n"       \
-      "        p = -0.00125372503$f + p * w;\n        p = -0.00417768164$f + p * w;\n"       \
-      "        p = 0.246640727$f + p * w;\n        p = 1.50140941$f + p * w;\n"              \
-      "    } else {\n        w = sqrt(w) - 3$f;\n        p = -0.000200214257$f;\n"           \
-      "        p = 0.000100950558$f + p * w;\n        p = 0.00134934322$f + p * w;\n"        \
-      "        p = -0.00367342844$f + p * w;\n        p = 0.00573950773$f + p * w;\n"        \
-      "        p = -0.0076224613$f + p * w;\n        p = 0.00943887047$f + p * w;\n"         \
-      "        p = 1.00167406$f + p * w;\n        p = 2.83297682$f + p * w;\n    }\n"        \
-      "    return p * a;\n}\n"                                                               \
-      "$T tc_erfcinv_$S($T t)\n{\n"                                                          \
-      "    $T u = t, s = 1$f, x, dd;\n    int i;\n"                                          \
-      "    if (!(t >= 0$f && t <= 2$f)) return ($T)NAN;\n"                                   \
-      "    if (t > 1$f) { u = 2$f - t; s = -1$f; }\n"                                        \
-      "    if (u == 0$f) return s * ($T)INFINITY;\n"                                         \
-      "    x = tc_erfinv_guess_$S(1$f - u, -log(u * (2$f - u)));\n"                          \
-      "    for (i = 0; i < 3; i++) {\n"                                                      \
-      "        dd = 1.1283791670955126$f * exp(-x * x);\n"                                   \
-      "        if (dd == 0$f) break;\n"                                                      \
-      "        x += (erfc(x) - u) / dd;\n    }\n"                                            \
-      "    return s * x;\n}\n"                                                               \
+    X(ERFINV, "erfinv, erfcinv, normcdfinv: the VM's method (tc.h tc__math_erfcinv): "     \
+              "Winitzki's closed-form first guess, then Halley steps on erf, or on erfc "    \
+              "scaled by erfcx so the tail down to the smallest z converges; the "           \
+              "complement 1 - y is exact where it is taken",                                 \
+      "$T tc_erfinv_guess_$S($T lm)\n{\n"                                                    \
+      "    $T t = 4.330746750799873$f + 0.5$f * lm;\n"                                       \
+      "    return sqrt(sqrt(t * t - lm / 0.147$f) - t);\n}\n"                                \
+      "$T tc_erfinv_small_$S($T y)\n{\n"                                                     \
+      "    $T x = tc_erfinv_guess_$S(log1p(-y * y)), d;\n    int i;\n"                       \
+      "    if (y == 0$f) return y;\n"                                                        \
+      "    for (i = 0; i < 4; i++) {\n"                                                      \
+      "        d = (erf(x) - y) * 0.8862269254527579$f * tc_expsq_$S(x);\n"                 \
+      "        x -= d / (1$f + x * d);\n    }\n"                                             \
+      "    return x;\n}\n"                                                                   \
+      "$T tc_erfcinv_small_$S($T z)\n{\n"                                                    \
+      "    $T lz = log(z), x = tc_erfinv_guess_$S(lz + log(2$f - z)), h, d, step;\n"         \
+      "    int i;\n"                                                                         \
+      "    for (i = 0; i < 5; i++) {\n"                                                      \
+      "        h = x * x;\n"                                                                 \
+      "        d = -0.8862269254527579$f * (tc_erfcx_$S(x) - exp(h + lz) * (1$f + fma(x, x, -h)));\n" \
+      "        step = d / (1$f + x * d);\n        x -= step;\n"                              \
+      "        if (fabs(step) <= $E * x) break;\n    }\n"                                    \
+      "    return x;\n}\n"                                                                   \
       "$T tc_erfinv_$S($T y)\n{\n"                                                           \
-      "    $T a = fabs(y), x;\n    int i;\n"                                                 \
+      "    $T a = fabs(y), x;\n"                                                             \
       "    if (!(a <= 1$f)) return ($T)NAN;\n"                                               \
-      "    if (a > 0.5$f) return copysign(tc_erfcinv_$S(1$f - a), y);\n"                     \
-      "    x = tc_erfinv_guess_$S(a, -log((1$f - a) * (1$f + a)));\n"                        \
-      "    for (i = 0; i < 3; i++)\n"                                                        \
-      "        x -= (erf(x) - a) / (1.1283791670955126$f * exp(-x * x));\n"                  \
-      "    return copysign(x, y);\n}\n"                                                      \
+      "    if (a == 1$f) return y * ($T)INFINITY;\n"                                         \
+      "    if (y == 0$f) return y;\n"                                                        \
+      "    x = a <= 0.5$f ? tc_erfinv_small_$S(a) : tc_erfcinv_small_$S(1$f - a);\n"         \
+      "    return y < 0$f ? -x : x;\n}\n"                                                    \
+      "$T tc_erfcinv_$S($T z)\n{\n"                                                          \
+      "    if (!(z >= 0$f && z <= 2$f)) return ($T)NAN;\n"                                   \
+      "    if (z == 0$f) return ($T)INFINITY;\n"                                             \
+      "    if (z == 2$f) return -($T)INFINITY;\n"                                            \
+      "    if (z <= 0.5$f) return tc_erfcinv_small_$S(z);\n"                                 \
+      "    if (z >= 1.5$f) return -tc_erfcinv_small_$S(2$f - z);\n"                          \
+      "    return tc_erfinv_$S(1$f - z);\n}\n"                                               \
       "$T tc_normcdfinv_$S($T p) { return -1.4142135623730951$f * tc_erfcinv_$S(2$f * p); }\n")
 /* clang-format on */
 typedef enum tc__ocl_helper {
@@ -1724,6 +1733,8 @@ TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
             if (tc__ocl_is_gather(d, nd)) E->need_bounds = 1;
         }
     }
+    for (i = 0; i < 2; i++) /* erfcinv's Halley steps call erfcx */
+        if (E->need[TC__OCL_H_ERFINV][i]) E->need[TC__OCL_H_ERFCX][i] = 1;
 }
 
 TC__OCL_PRIVATE void tc__ocl_emit_divmod(tc__ocl_emitter *E, tc_dtype t) {

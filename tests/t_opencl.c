@@ -594,6 +594,35 @@ static void test_builtins(void) {
     th_current = "builtins";
 }
 
+/* The helpers' tails: erfcinv and normcdfinv down to the smallest normal,
+   erfinv up to 1, normcdf's far left, Bessel I where sqrt(2 pi x) would
+   overflow (an inf, not a NaN). */
+static void test_builtin_tails(void) {
+    static const char *const src[2] = {
+        "def tails_float(float(N) x, float(N) b) -> (a1, a2, a3, a4, a5, a6) {\n"
+        "    a1(i) = erfcinv(exp(-x(i)))\n    a2(i) = normcdfinv(exp(-x(i)))\n"
+        "    a3(i) = erfinv(1.0 - exp(-x(i) / 4.0))\n    a4(i) = normcdf(-x(i) / 2.0)\n"
+        "    a5(i) = cyl_bessel_i0(b(i))\n    a6(i) = cyl_bessel_i1(-b(i))\n}\n",
+        "def tails_double(double(N) x, double(N) b) -> (a1, a2, a3, a4, a5, a6) {\n"
+        "    a1(i) = erfcinv(exp(-x(i)))\n    a2(i) = normcdfinv(exp(-x(i)))\n"
+        "    a3(i) = erfinv(1.0 - exp(-x(i) / 4.0))\n    a4(i) = normcdf(-x(i) / 2.0)\n"
+        "    a5(i) = cyl_bessel_i0(b(i))\n    a6(i) = cyl_bessel_i1(-b(i))\n}\n"};
+    static const char *const ranges[2] = {"x=0:85 b=1e37:3e38", "x=0:700 b=1e306:1e308"};
+    int t;
+    for (t = 0; t < 2; t++) {
+        kc_case k;
+        k.family = t ? "builtin-tails-float64" : "builtin-tails-float32";
+        k.src = src[t];
+        k.sizes = "N=400";
+        k.ranges = ranges[t];
+        k.tol = KC_LOOSE;
+        k.accumulate = 0;
+        th_current = k.family;
+        ot_run_case(&k, 3);
+    }
+    th_current = "builtins";
+}
+
 /* Float tensor of the given shape, filled with a ramp (data malloc'ed). */
 static tc_tensor ot_tensor(tc_dtype dt, int rank, int64_t d0, int64_t d1) {
     tc_tensor t;
@@ -1047,6 +1076,7 @@ int main(int argc, char **argv) {
             RUN(test_families);
             RUN(test_ocl_cases);
             RUN(test_builtins);
+            RUN(test_builtin_tails);
             RUN(test_run_checks);
             RUN(test_discard);
             RUN(test_gather_bounds);
