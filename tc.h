@@ -1307,8 +1307,10 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
         const char *start = src + e->offset, *end;
         int i, n, len = e->length > 0 ? e->length : 1;
         while (start > src && start[-1] != '\n') start--;
+        if (start == src && strncmp(src, "\xEF\xBB\xBF", 3) == 0) start += 3; /* BOM (lexer) */
         end = start;
         while (*end && *end != '\n') end++;
+        if (end > start && end[-1] == '\r') end--; /* CRLF: the line without its \r */
         n = (int)(src + e->offset - start);
         tc__bprintf(&b, "%.*s\n", (int)(end - start), start);
         for (i = 0; i < n; i++) tc__bprintf(&b, "%c", start[i] == '\t' ? '\t' : ' ');
@@ -1348,6 +1350,8 @@ TC__PRIVATE void tc__lex_init(tc__lexer *L, tc__ctx *C) {
     L->len = C->src ? C->src_len : 0;
     L->line = 1;
     L->prev = TC__T_EOF;
+    if (L->len >= 3 && memcmp(L->src, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark */
+        L->pos = L->line_start = 3;
 }
 
 /* The byte at i, or -1 past the end: the lexer never reads beyond len. */
@@ -2233,10 +2237,14 @@ TC__PRIVATE int tc__parse_param(tc__parser *P, tc__param *p, const char *what) {
     return !P->C->failed;
 }
 
-/* output -> IDENT | param */
+/* output -> IDENT | param. A name followed by '(' or a name was meant as
+   a type: tc__parse_param says which types there are. */
 TC__PRIVATE int tc__parse_output(tc__parser *P, tc__param *p) {
     tc_dtype dt;
-    if (tc__parse_dtype(P, &dt)) return tc__parse_param(P, p, "an output");
+    tc__tok next = tc__parse_peek(P);
+    if (tc__parse_dtype(P, &dt) ||
+        (P->tok.kind == TC__T_IDENT && (next == TC__T_LPAREN || next == TC__T_IDENT)))
+        return tc__parse_param(P, p, "an output");
     p->name = tc__parse_name(P, &p->name_span, "an output name");
     p->span = p->name_span;
     return !P->C->failed;
@@ -3717,8 +3725,9 @@ TC__PRIVATE tc__sm_val tc__sm_call(tc__sm_stmt *st, const tc__expr *e) {
             return tc__sm_fail_val();
         } else if (strcmp(st->S->ast->defs[i].name, e->name) == 0) {
             tc__fail(st->S->C, TC_ERR_NAME, e->name_span,
-                     "`%s` is a def: call it as a statement of its own, e.g. `out = %s(...)`",
-                     e->name, e->name);
+                     "`%s` is a def: a call is a statement of its own whose arguments are "
+                     "tensor names, e.g. `out = %s(A, B)`; compute an expression into a "
+                     "temporary first", e->name, e->name);
             return tc__sm_fail_val();
         }
     tc__fail(st->S->C, TC_ERR_NAME, e->name_span, "unknown tensor or function `%s`", e->name);
@@ -4624,6 +4633,25 @@ TC__PRIVATE int tc__sm_call_prefix(tc__sema *S, const tc__sm_env *E, tc__sm_env 
     return CE->prefix != NULL;
 }
 
+/* An error inside an inlined callee: every callee compiled on its own
+   first, so the call's arguments caused it. It moves to the call in the
+   def being compiled, and says where in the callee it arose. */
+TC__PRIVATE void tc__sm_blame_call(tc__sema *S, const tc__stmt *call) {
+    tc_error *e = S->C->err;
+    char msg[2 * sizeof e->msg];
+    if (!e || e->line <= 0 || e->code == TC_ERR_OUT_OF_MEMORY ||
+        (e->offset >= call->span.offset && e->offset < call->span.offset + call->span.length))
+        return;
+    snprintf(msg, sizeof msg, "in the call to %.40s: %s (raised at %d:%d, inside the call)",
+             call->callee, e->msg, e->line, e->col);
+    memcpy(e->msg, msg, sizeof e->msg - 1); /* truncated, as every message is */
+    e->msg[sizeof e->msg - 1] = '\0';
+    e->line = call->span.line;
+    e->col = call->span.col;
+    e->offset = call->span.offset;
+    e->length = call->span.length;
+}
+
 /* outs = callee(args): the callee's statements, inlined. */
 TC__PRIVATE int tc__lower_call(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
     tc__sm_env CE;
@@ -4647,6 +4675,7 @@ TC__PRIVATE int tc__lower_call(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
     S->inline_depth++;
     ok = tc__lower_stmts(S, &CE);
     S->inline_depth--;
+    if (!ok && !S->inline_depth) tc__sm_blame_call(S, s);
     return ok && tc__lower_call_decl(S, &CE, s, outs);
 }
 
@@ -4803,7 +4832,7 @@ TC__PRIVATE int tc__frontend_def(tc__ctx *C, const tc__ast *ast, int def, tc_ir_
         if (strcmp(ast->defs[i].name, f->name) == 0)
             return tc__fail(C, TC_ERR_NAME, f->name_span, "def %s is defined twice (first at line %d)",
                             f->name, ast->defs[i].span.line);
-    if (!tc__sema_params(&S, &E, f) || !tc__sema_prescan(&S, &E) || !tc__lower_stmts(&S, &E) ||
+    if (!tc__sm_check_reserved(&S, f->name, f->name_span) || !tc__sema_params(&S, &E, f) || !tc__sema_prescan(&S, &E) || !tc__lower_stmts(&S, &E) ||
         !tc__sema_outputs_written(&S))
         return 0;
     tc__sema_fill(&S, f, out);

@@ -220,6 +220,20 @@ t "a scalar size that does not fit its type" 1 "$TC" infer scal.tc --json N=500 
 line "the scalar size's range" err "scal.tc: error: size S=300 does not fit S's type int8 (-128 to 127)"
 t "bench: a scalar size that does not fit" 1 "$TC" bench scal.tc N=500 S=-129
 
+printf 'def f(float(N) A) -> (B) {\n  B(i) = A(i)\000 + 1\n}\n' >nul.tc
+t "a NUL byte is a source error" 1 "$TC" check nul.tc
+line "a NUL byte at its line and column" err "nul.tc:2:14: error: unexpected character (byte 0x00): a NUL byte in the source"
+printf '\357\273\277def f(float(N) A) -> (B) {\r\n  B(i) = A(i) + Q\r\n}\r\n' >crlf.tc
+t "a byte order mark and CRLF lines" 1 "$TC" check crlf.tc
+same "CRLF: the echoed line has no CR" err "crlf.tc:2:17: error: Q appears only on the right, so B(i) reduces over it: use +=, *=, min= or max= (with ! to initialise)
+  B(i) = A(i) + Q
+                ^"
+printf '\357\273\277def f(float(N) A) -> (B) { B(i) = A(i) + Q }' >bom.tc
+t "a byte order mark before the first def" 1 "$TC" check bom.tc
+same "columns after a byte order mark" err "bom.tc:1:42: error: Q appears only on the right, so B(i) reduces over it: use +=, *=, min= or max= (with ! to initialise)
+def f(float(N) A) -> (B) { B(i) = A(i) + Q }
+                                         ^"
+
 # ---- run: .npy in, .npy out, against numpy ----
 py "make inputs" "rng = np.random.default_rng(7)
 np.save('a.npy', rng.standard_normal((5, 7)).astype(np.float32))

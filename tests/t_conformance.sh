@@ -556,6 +556,24 @@ def f(float(N) a) -> (p) {
   p(i) = a(i)
   p = two(a)
 }'
+err "a def cannot take a builtin's name" 1:5 '`exp` is a builtin function and cannot be used as a name' \
+'def exp(float(N) x) -> (y) { y(i) = x(i) }'
+err "a def cannot take a type's name" 1:5 '`half` is a type name' \
+'def half(float(N) x) -> (y) { y(i) = x(i) }'
+err "an unknown type in the outputs" 1:26 "unknown type 'flaot'" \
+'def f(float(N) x) -> (y, flaot(N) z) {
+  y(i) = x(i)
+  z(i) = x(i)
+}'
+err "an error that the call's arguments cause is the call's" 4:3 "in the call to g: C has 2 dimensions but is written with 1 index (raised at 1:28" \
+'def g(float(N) X) -> (P) { P(i) = X(i) * 2 }
+def f(float(N, M) A, float(N) V) -> (C) {
+  C(i, j) = A(i, j)
+  C = g(V)
+}'
+err "a call's arguments are tensor names" 2:32 "a call is a statement of its own whose arguments are tensor names" \
+'def g(float(N) X) -> (P) { P(i) = X(i) * 2 }
+def f(float(N) A) -> (C) { C = g(A + 1) }'
 err "narrowing store needs a cast" 2:10 "int32(" \
 'def f(float(N) x) -> (int32(N) y) {
   y(i) = x(i)

@@ -272,8 +272,9 @@ static void cli_free(cli *c) {
 
 /* ==== Source and compilation ============================================= */
 
-/* Reads a whole file as a NUL-terminated string; NULL with a message. */
-static char *read_source(const char *path, char *err, size_t cap) {
+/* Reads a whole file as a NUL-terminated string of *len bytes (a NUL
+   inside ends the string early); NULL with a message. */
+static char *read_source(const char *path, char *err, size_t cap, size_t *len_out) {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t len = 0, room = 0;
@@ -307,12 +308,7 @@ static char *read_source(const char *path, char *err, size_t cap) {
             }
             fclose(f);
             buf[len] = '\0';
-            if (strlen(buf) != len) {
-                snprintf(err, cap, "source contains a NUL byte at offset %lu",
-                         (unsigned long)strlen(buf));
-                free(buf);
-                return NULL;
-            }
+            *len_out = len;
             return buf;
         }
     }
@@ -340,14 +336,37 @@ static void print_error(const tc_error *e, const char *file, const char *src) {
     }
 }
 
+/* A NUL byte ends the C string tc_compile takes, so the CLI reports it
+   itself, at its line and column like any source error. */
+static int nul_byte_error(const char *file, const char *src) {
+    tc_error e;
+    const char *p, *line_start = src;
+    memset(&e, 0, sizeof e);
+    e.code = TC_ERR_SYNTAX;
+    e.line = 1;
+    for (p = src; *p; p++)
+        if (*p == '\n') {
+            e.line++;
+            line_start = p + 1;
+        }
+    e.col = (int)(p - line_start) + 1;
+    e.offset = (int)(p - src);
+    e.length = 1;
+    snprintf(e.msg, sizeof e.msg, "unexpected character (byte 0x00): a NUL byte in the source");
+    print_error(&e, file, src);
+    return EXIT_INPUT;
+}
+
 /* Reads and compiles c->file; prints errors and warnings. 0 or exit status. */
 static int compile_file(cli *c) {
     tc_compile_desc cd;
     tc_error err;
     char msg[256];
     int i;
-    c->src = read_source(c->file, msg, sizeof msg);
+    size_t len;
+    c->src = read_source(c->file, msg, sizeof msg, &len);
     if (!c->src) return input_error(c->file, "%s", msg);
+    if (strlen(c->src) != len) return nul_byte_error(c->file, c->src);
     memset(&cd, 0, sizeof cd);
     cd.source = c->src;
     cd.name = c->file;
