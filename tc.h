@@ -5265,7 +5265,7 @@ TC__PRIVATE double tc__math_f64(tc_builtin b, const double *a) {
     case TC_BUILTIN_LOG2: return log2(x);
     case TC_BUILTIN_LOGB: return logb(x);
     case TC_BUILTIN_NORMCDF: return tc__math_normcdf(x);
-    case TC_BUILTIN_NORMCDFINV: return -TC__MATH_SQRT2 * tc__math_erfcinv(2.0 * x);
+    case TC_BUILTIN_NORMCDFINV: return 0.0 - TC__MATH_SQRT2 * tc__math_erfcinv(2.0 * x); /* +0 at 0.5 */
     case TC_BUILTIN_RCBRT: return 1.0 / cbrt(x);
     case TC_BUILTIN_ROUND: return round(x);
     case TC_BUILTIN_RSQRT: return 1.0 / sqrt(x);

@@ -637,10 +637,13 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    if (x != x) return y;\n    if (y != y) return x;\n"                              \
       "    if (x == y) return x == 0 ? (signbit(x) ? y : x) : x;\n"                          \
       "    return x > y ? x : y;\n}\n")                                                      \
-    X(SIMPLE, "builtins OpenCL spells differently",                                          \
+    X(SIMPLE, "builtins OpenCL spells differently, or whose zeros need a sign "              \
+              "(IEEE sinPi, cosPi)",                                                         \
       "$T tc_rcbrt_$S($T x) { return 1$f / cbrt(x); }\n"                                     \
       "$T tc_fdivide_$S($T x, $T y) { return x / y; }\n"                                     \
       "$T tc_rhypot_$S($T x, $T y) { return 1$f / hypot(x, y); }\n"                          \
+      "$T tc_sinpi_$S($T x) { $T r = sinpi(x); return r == 0$f ? copysign(0$f, x) : r; }\n" \
+      "$T tc_cospi_$S($T x) { $T r = cospi(x); return r == 0$f ? 0$f : r; }\n"               \
       "$T tc_normcdf_$S($T x)\n{\n"                                                          \
       "    /* -x / sqrt 2 as t + d (c_lo: Newton's correction of c_hi); the rounding d\n"   \
       "       enters to first order, erfc(t + d) = erfc(t) - d (2/sqrt pi) exp(-t^2) */\n"  \
@@ -778,7 +781,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    if (z <= 0.5$f) return tc_erfcinv_small_$S(z);\n"                                 \
       "    if (z >= 1.5$f) return -tc_erfcinv_small_$S(2$f - z);\n"                          \
       "    return tc_erfinv_$S(1$f - z);\n}\n"                                               \
-      "$T tc_normcdfinv_$S($T p) { return -1.4142135623730951$f * tc_erfcinv_$S(2$f * p); }\n")
+      "$T tc_normcdfinv_$S($T p) { return 0$f - 1.4142135623730951$f * tc_erfcinv_$S(2$f * p); }\n")
 /* clang-format on */
 typedef enum tc__ocl_helper {
 #define TC__OCL_HELPER_ENUM(id, doc, text) TC__OCL_H_##id,
@@ -819,6 +822,8 @@ static const struct {
     {TC_BUILTIN_ERFCINV, "tc_erfcinv_", TC__OCL_H_ERFINV, NULL},
     {TC_BUILTIN_NORMCDFINV, "tc_normcdfinv_", TC__OCL_H_ERFINV, NULL},
     {TC_BUILTIN_NORMCDF, "tc_normcdf_", TC__OCL_H_SIMPLE, NULL},
+    {TC_BUILTIN_SINPI, "tc_sinpi_", TC__OCL_H_SIMPLE, NULL},
+    {TC_BUILTIN_COSPI, "tc_cospi_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_RCBRT, "tc_rcbrt_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_FDIVIDE, "tc_fdivide_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_RHYPOT, "tc_rhypot_", TC__OCL_H_SIMPLE, NULL},

@@ -351,6 +351,27 @@ has "opencl conv kernel" out "__kernel void conv2d_O_s0("
 t "opencl partial sizes" 1 "$TC" opencl mm.tc M=4
 has "opencl missing sizes" err "missing: K, N"
 t "opencl unknown entry" 2 "$TC" opencl conv.tc --entry nosuch
+cat >zeros.tc <<'EOF'
+def zeros(float(N) X, double(N) D) -> (A, B, C, E, F) {
+    A(i) = sinpi(X(i))
+    B(i) = cospi(X(i))
+    C(i) = normcdfinv(X(i) * 0.0 + 0.5)
+    E(i) = sinpi(D(i))
+    F(i) = cospi(D(i))
+}
+EOF
+py "zeros inputs" "x = np.array([1, -1, 2, -2, 0.5, 2.5, -0.5, 1.5, 0, -0.0], np.float32)
+np.save('zx.npy', x); np.save('zd.npy', x.astype(np.float64))"
+# IEEE sinPi/cosPi: sinpi(n) has the sign of n, cospi(n + 1/2) is +0; normcdfinv(0.5) is +0
+ZEROS="x = np.load('zx.npy'); d = np.load(D + '/A.npy'), np.load(D + '/B.npy'), np.load(D + '/C.npy'), np.load(D + '/E.npy'), np.load(D + '/F.npy')
+z = lambda v: [(float(a), bool(np.signbit(a))) for a in v if a == 0]
+want_sin = [(0.0, bool(np.signbit(a))) for a in x if a == int(a)]
+assert z(d[0]) == want_sin and z(d[3]) == want_sin, (z(d[0]), z(d[3]))
+assert z(d[1]) == [(0.0, False)] * 4 and z(d[4]) == [(0.0, False)] * 4, (z(d[1]), z(d[4]))
+assert z(d[2]) == [(0.0, False)] * 10, z(d[2])"
+t "run signed zeros" 0 "$TC" run zeros.tc -i X=zx.npy -i D=zd.npy -o zvm
+py "vm: signed zeros of sinpi, cospi, normcdfinv" "D = 'zvm'
+$ZEROS"
 if [ -z "${HAVE_OPENCL+x}" ]; then
     HAVE_OPENCL=$(printf '#define CL_TARGET_OPENCL_VERSION 120\n#include <CL/cl.h>\nint main(void){return 0;}' |
         ${CC:-cc} -x c - -o /dev/null -lOpenCL 2>/dev/null && echo 1)
@@ -367,6 +388,9 @@ assert np.allclose(y, ref, rtol=1e-5, atol=1e-6), abs(y - ref).max()"
     has "opencl gather error" err "gather.tc: error:"
     t "opencl shape mismatch" 1 "$TC" run mm.tc -i A=a.npy -i B=a.npy -o resox --backend opencl
     if [ ! -e resox ]; then ok; else bad "failed opencl runs wrote outputs"; fi
+    t "opencl signed zeros" 0 "$TC" run zeros.tc -i X=zx.npy -i D=zd.npy -o zocl --backend opencl
+    py "opencl: signed zeros of sinpi, cospi, normcdfinv" "D = 'zocl'
+$ZEROS"
     t "opencl --time" 0 "$TC" run mm.tc -i A=a.npy -i B=b.npy -o reso --backend opencl --time --reps 2
     has "opencl --time line" err "over 2 runs (opencl)"
 else
