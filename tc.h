@@ -4067,11 +4067,18 @@ TC__PRIVATE int tc__range_round(tc__sm_stmt *st, int *lo_c, int *hi_c, int branc
     }
     for (v = 0; v < st->n_vars; v++) {
         tc__sm_var *x = &st->vars[v];
+        char l[64], h[64];
         if (x->resolved || hi_c[v] < 0) continue;
         x->lo = x->lhs >= 0 ? tc__sx_bin(S, TC_SX_MAX, tc__sx_const(S, 0), lo_c[v]) : lo_c[v];
         x->hi = hi_c[v];
         x->resolved = 1;
         progress++;
+        if (tc__sx_prove_le(S, x->hi, x->lo) == 1) /* `i < N ? A(i) : B(i - N)`: nothing, silently */
+            return tc__fail(S->C, TC_ERR_RANGE, x->span,
+                            "the accesses that bound %s leave it no value for any size: [%s, %s) "
+                            "(their ranges are intersected); give it one with `where %s in lo:hi`",
+                            x->name, tc__sm_sxstr(S, x->lo, l, sizeof l),
+                            tc__sm_sxstr(S, x->hi, h, sizeof h), x->name) - 1;
     }
     for (i = 0; i < st->n_acc; i++)
         if (st->acc[i].cand >= 0) st->acc[i].lo_ok = st->acc[i].hi_ok = 1;

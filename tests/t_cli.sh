@@ -207,8 +207,15 @@ def f(float(3) A, float(5) W) -> (O) {
     O(i) +=! A(i + k) * W(k)
 }
 EOF
-t "negative extent for every size is a source error" 1 "$TC" check neg.tc
-line "negative extent at the left-hand side" err "neg.tc:2:5: error: O: dimension 0 has negative extent -1 (i in [0, -1))"
+t "an index range empty for every size is a source error" 1 "$TC" check neg.tc
+line "an empty range at the index" err "neg.tc:2:7: error: the accesses that bound i leave it no value for any size: [0, -1) (their ranges are intersected); give it one with \`where i in lo:hi\`"
+cat >negw.tc <<'EOF'
+def f(float(3) A) -> (O) {
+    O(i) = A(0) where i in 0:-1
+}
+EOF
+t "a negative extent for every size is a source error" 1 "$TC" check negw.tc
+line "negative extent at the left-hand side" err "negw.tc:2:5: error: O: dimension 0 has negative extent -1 (i in [0, -1))"
 cat >scal.tc <<'EOF'
 def f(uint8(N) A, int8 S) -> (O) {
     O(i) = A(i) where i in 0:S

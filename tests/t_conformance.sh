@@ -574,6 +574,13 @@ def f(float(N, M) A, float(N) V) -> (C) {
 err "a call's arguments are tensor names" 2:32 "a call is a statement of its own whose arguments are tensor names" \
 'def g(float(N) X) -> (P) { P(i) = X(i) * 2 }
 def f(float(N) A) -> (C) { C = g(A + 1) }'
+err "an index the accesses leave no value is an error, not an empty output" 2:5 "the accesses that bound i leave it no value for any size: [N, N)" \
+'def cat(float(N) A, float(M) B) -> (O) {
+  O(i) = (i < N) ? A(i) : B(i - N)
+}'
+valid "the same with its range given" 'def cat(float(N) A, float(M) B) -> (O) {
+  O(i) = (i < N) ? A(i) : B(i - N) where i in 0:N + M
+}'
 err "narrowing store needs a cast" 2:10 "int32(" \
 'def f(float(N) x) -> (int32(N) y) {
   y(i) = x(i)
