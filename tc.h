@@ -2486,6 +2486,7 @@ typedef struct tc__sm_access { /* one dimension of an affine access */
 typedef struct tc__sm_readix { /* a READ node and its (writable) index entries */
     int node, rank;
     tc_ir_index *ix;
+    tc__span span; /* the read in the source */
 } tc__sm_readix;
 typedef struct tc__sm_let {
     const tc__where *w;
@@ -3481,6 +3482,7 @@ TC__PRIVATE tc__sm_val tc__sm_read(tc__sm_stmt *st, const tc__expr *e, int t) {
     st->nodes[id].index = ix;
     st->reads[st->n_reads].node = id;
     st->reads[st->n_reads].rank = rank;
+    st->reads[st->n_reads].span = e->span;
     st->reads[st->n_reads++].ix = ix;
     return tc__sm_mkval(id, S->t[t].dtype);
 }
@@ -4464,7 +4466,7 @@ TC__PRIVATE int tc__lower_self_reads(tc__sm_stmt *st, int t) {
                 same = ix->coef[v] == (st->vars[v].lhs == d ? 1 : 0);
         }
         if (!same)
-            return tc__fail(S->C, TC_ERR_UNSUPPORTED, st->st->rhs->span,
+            return tc__fail(S->C, TC_ERR_UNSUPPORTED, st->reads[i].span,
                             "this statement reads %s, which it also writes, %s: the result would "
                             "depend on the evaluation order; compute the values into a temporary "
                             "first", S->t[t].name,

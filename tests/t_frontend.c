@@ -584,6 +584,8 @@ static void test_type_nodes(void) {
                  TC_ERR_UNSUPPORTED, 3, 11, "at an element other than the one written");
     expect_error("def f(float(N,M) x) -> (y) {\n  y(i) = x(i, 0)\n  y(i) += y(i) * x(i, j)\n}",
                  TC_ERR_UNSUPPORTED, 3, 11, "while reducing");
+    expect_error("def f(float(N) x) -> (y) {\n  y(i) = x(i)\n  y(i) = 2.0 * x(i) + y(i + 1)\n}",
+                 TC_ERR_UNSUPPORTED, 3, 23, "at an element other than the one written"); /* the read */
     CHECK(compile("def f(float(N) x) -> (y) {\n  y(i) = x(i)\n  y(i) = y(i) * 2.0 + 1.0\n}"));
     /* narrowing stores need a cast */
     expect_error("def f(double(N) A) -> (float(N) B) { B(i) = A(i) }", TC_ERR_TYPE, 1, 45,
