@@ -4603,19 +4603,52 @@ TC__PRIVATE int tc__lower_call_outs(tc__sema *S, tc__sm_env *E, tc__sm_env *CE, 
     return 1;
 }
 
+/* The declared dims of the callee's output p, in the call's sizes. */
+TC__PRIVATE void tc__lower_call_dims(tc__sema *S, const tc__sm_env *CE, const tc__param *p,
+                                     int *decl) {
+    int d;
+    for (d = 0; d < p->rank && d < TC_MAX_RANK; d++) {
+        const tc__sm_name *n = p->dims[d]->kind == TC__E_IDENT
+                                   ? tc__sm_lookup((tc__sm_env *)CE, p->dims[d]->name) : NULL;
+        decl[d] = n ? n->id : tc__sx_const(S, p->dims[d]->ival);
+    }
+}
+
+/* Before inlining: a result not sized yet takes the callee's declared
+   dims, which bound its first write inside the callee as they do when the
+   callee is compiled alone (tc__range_declared). Returns a bit per result
+   so marked, for tc__lower_call_undeclare. */
+TC__PRIVATE unsigned long long tc__lower_call_declare(tc__sema *S, const tc__sm_env *CE,
+                                                      const tc__stmt *s, const int *outs) {
+    unsigned long long marked = 0;
+    int i;
+    for (i = 0; i < s->n_outs; i++) {
+        const tc__param *p = &CE->def->outputs[i];
+        tc__sm_tensor *ti = &S->ti[outs[i]];
+        if (!p->has_type || p->rank == 0 || p->rank > TC_MAX_RANK || ti->sized || ti->declared)
+            continue;
+        tc__lower_call_dims(S, CE, p, ti->decl);
+        ti->declared = 1;
+        marked |= 1ull << i;
+    }
+    return marked;
+}
+TC__PRIVATE void tc__lower_call_undeclare(tc__sema *S, const int *outs, int n,
+                                          unsigned long long marked) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (marked >> i & 1) S->ti[outs[i]].declared = 0;
+}
+
 /* After inlining: the callee's declared output dims hold for the results. */
 TC__PRIVATE int tc__lower_call_decl(tc__sema *S, tc__sm_env *CE, const tc__stmt *s, const int *outs) {
-    int i, d;
+    int i;
     for (i = 0; i < s->n_outs; i++) {
         const tc__param *p = &CE->def->outputs[i];
         int decl[TC_MAX_RANK];
         char who[128];
         if (!p->has_type || p->rank == 0) continue;
-        for (d = 0; d < p->rank && d < TC_MAX_RANK; d++) {
-            const tc__sm_name *n = p->dims[d]->kind == TC__E_IDENT
-                                       ? tc__sm_lookup(CE, p->dims[d]->name) : NULL;
-            decl[d] = n ? n->id : tc__sx_const(S, p->dims[d]->ival);
-        }
+        tc__lower_call_dims(S, CE, p, decl);
         snprintf(who, sizeof who, "result %s of the call to %s at line %d", s->outs[i], s->callee,
                  s->span.line);
         if (S->t[outs[i]].rank != p->rank)
@@ -4665,6 +4698,7 @@ TC__PRIVATE void tc__sm_blame_call(tc__sema *S, const tc__stmt *call) {
 TC__PRIVATE int tc__lower_call(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
     tc__sm_env CE;
     int ci = tc__lower_callee(S, E, s), ok, outs[64];
+    unsigned long long marked;
     const tc__def *f;
     if (ci < 0) return 0;
     f = &S->ast->defs[ci];
@@ -4681,9 +4715,11 @@ TC__PRIVATE int tc__lower_call(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
     if (!CE.prefix || !tc__lower_call_args(S, E, &CE, s) || !tc__lower_call_outs(S, E, &CE, s, outs) ||
         !tc__sema_prescan(S, &CE))
         return 0;
+    marked = tc__lower_call_declare(S, &CE, s, outs);
     S->inline_depth++;
     ok = tc__lower_stmts(S, &CE);
     S->inline_depth--;
+    tc__lower_call_undeclare(S, outs, s->n_outs, marked);
     if (!ok && !S->inline_depth) tc__sm_blame_call(S, s);
     return ok && tc__lower_call_decl(S, &CE, s, outs);
 }

@@ -468,6 +468,11 @@ static const kc_case kc_cases[] = {
      "def chain(float(M,K) A, float(K,N) B, float(N,P) E) -> (F, G) {\n"
      "    C, D = mm2(A, B)\n    F, G = mm2(D, E)\n}\n",
      "M=4 K=5 N=6 P=3", 0, KC_REDUCE, 0},
+    {"call-declared-dims", /* the callee's declared dims alone bound its outputs' first writes */
+     "def ramp(float(N) X, float(K) W) -> (float(N, K) Y, float(N) Z) {\n"
+     "    Y(i, j) = X(i) + j\n    Z(i) = 1.0\n}\n"
+     "def use(float(M) A, float(P) B) -> (C, D) {\n    C, D = ramp(A, B)\n}\n",
+     "M=6 P=3", 0, KC_EXACT, 0},
     {"call-temporaries", /* the callee's temporary twice: sq.t and sq.2.t (OpenCL: tc_t<k>_...) */
      "def sq(float(N, M) x) -> (y) { t(i) +=! x(i, j) * x(i, j)\n y(i) = sqrt(t(i)) }\n"
      "def norms(float(N, M) a) -> (b) {\n    u = sq(a)\n    v = sq(a)\n    b(i) = u(i) + v(i)\n}\n",
