@@ -4529,9 +4529,12 @@ TC__PRIVATE int tc__lower_bind_dims(tc__sema *S, tc__sm_env *CE, const tc__stmt 
         } else {
             want = tc__sx_const(S, dim->ival);
         }
-        snprintf(what, sizeof what, "call to %s at line %d: %s.%d is %s, but %s expects %s",
-                 s->callee, s->span.line, s->args[ai], d, tc__sm_sxstr(S, have, v1, sizeof v1),
-                 p->name, tc__sm_sxstr(S, want, v2, sizeof v2));
+        snprintf(what, sizeof what,
+                 "call to %s at line %d: dimension %d of %s is %s, but %s (%s's %s) must be %s%s",
+                 s->callee, s->span.line, d, s->args[ai], tc__sm_sxstr(S, have, v1, sizeof v1),
+                 p->name, s->callee, dim->kind == TC__E_IDENT ? dim->name : "constant",
+                 tc__sm_sxstr(S, want, v2, sizeof v2),
+                 dim->kind == TC__E_IDENT ? ", as an earlier argument gave it" : "");
         snprintf(msg, sizeof msg, "%s: dimension %d of %s is %s, but %s needs %s", s->callee, d,
                  s->args[ai], v1, s->callee, v2);
         if (!tc__sm_check(S, TC_CHECK_EQ, have, want, -1, what, TC_ERR_SHAPE, s->arg_spans[ai], msg))

@@ -682,6 +682,11 @@ o = ok_run(S, x=vec(0, 1, dtype=np.int32))
 assert o['a'].dtype == np.int64 and list(o['a']) == [-2**31 - 1] * 2, o['a']
 assert o['b'].dtype == np.int32 and list(o['b']) == [-2**31, -2**31 + 1], o['b']"
 
+py "2 a call's size variable bound twice names the callee's size" "
+S = '''def f(float(N) X, float(N) Y) -> (Z) { Z(i) = X(i) + Y(i) }
+def main(float(P) A, float(Q) B) -> (C) { C = f(A, B) }'''
+e = fails(S, None, 'dimension 0 of B is Q', \"f's N\", '4 != 6', A=rnd(6), B=rnd(4))"
+
 # ======================= SEMANTICS 6: reads =======================
 py "6 ?: guards an out-of-range read (padding, 0-rank size input)" "
 S = '''def pad(float(H) I, int32 P) -> (O) {
