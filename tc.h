@@ -12693,10 +12693,10 @@ TC__PRIVATE void tc__vm_free_new_outputs(const tc_plan *P, tc_tensor *out, const
 TC__PRIVATE tc_status tc__vm_alloc_outputs(const tc_plan *P, tc_tensor *out, int *fresh,
                                            tc_error *err) {
     int i, d, base = P->ir->n_inputs;
+    for (i = 0; i < P->ir->n_outputs; i++) fresh[i] = 0; /* all: a failure frees only these */
     for (i = 0; i < P->ir->n_outputs; i++) {
         const tc_ir_tensor *t = &P->ir->tensors[base + i];
         size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(t->dtype);
-        fresh[i] = 0;
         if (out[i].data || P->discard[i]) continue;
         out[i].data = tc__mem_alloc(&P->prog->alloc, bytes);
         if (!out[i].data) {

@@ -183,6 +183,52 @@ static void test_failing_compile_errors(void) {
     CHECKF(bad_status == 0, "%d steps with an unexpected status", bad_status);
 }
 
+/* A planned run where one output is to be allocated and a later one is
+   the caller's, and that allocation fails: the caller's buffer stays the
+   caller's (the failure once freed it, from a stale flag of an earlier run
+   whose outputs were all allocated). */
+static void test_failing_mixed_outputs(void) {
+    static float x[4] = {1, 2, 3, 4}, mine[4] = {9, 9, 9, 9};
+    tc_compile_desc cd;
+    tc_program *p = NULL;
+    tc_plan *plan = NULL;
+    tc_tensor in, out[2];
+    tc_run_desc rd;
+    tc_error err;
+    fa_state f;
+    int i;
+    memset(&cd, 0, sizeof cd);
+    memset(&f, 0, sizeof f);
+    memset(&in, 0, sizeof in);
+    memset(out, 0, sizeof out);
+    memset(&rd, 0, sizeof rd);
+    cd.source = "def f(float(N) X) -> (A, B) {\n A(i) = X(i) * 2.0\n B(i) = X(i)\n}";
+    cd.allocator = fa_allocator(&f);
+    in.dtype = TC_FLOAT32, in.rank = 1, in.shape[0] = 4, in.data = x;
+    out[0] = out[1] = in;
+    out[0].data = out[1].data = NULL;
+    rd.inputs = &in, rd.n_inputs = 1, rd.outputs = out, rd.n_outputs = 2;
+    CHECK(tc_compile(&cd, &p, &err) == TC_OK && tc_plan_create(p, &rd, &plan, &err) == TC_OK);
+    if (!plan) return;
+    CHECK(tc_plan_run(plan, &rd, &err) == TC_OK); /* both allocated */
+    tc_tensor_free(p, &out[0]);
+    tc_tensor_free(p, &out[1]);
+    out[0] = out[1] = in;
+    out[0].data = NULL; /* A: allocated */
+    out[1].data = mine; /* B: the caller's */
+    f.fail_at = f.count + 1; /* the allocation of A */
+    CHECK(tc_plan_run(plan, &rd, &err) == TC_ERR_OUT_OF_MEMORY);
+    CHECKF(out[0].data == NULL && out[1].data == mine, "outputs %p %p", out[0].data, out[1].data);
+    for (i = 0; i < 4; i++) CHECK(mine[i] == 9.0f);
+    f.fail_at = 0;
+    CHECK(tc_plan_run(plan, &rd, &err) == TC_OK && out[1].data == mine && mine[3] == 4.0f);
+    CHECK(out[0].data && ((float *)out[0].data)[3] == 8.0f);
+    tc_tensor_free(p, &out[0]);
+    tc_plan_free(plan);
+    tc_program_free(p);
+    CHECKF(f.live == 0, "%ld blocks live", f.live);
+}
+
 int main(void) {
     int i;
     for (i = 0; i < FA_M * FA_N; i++)
@@ -190,5 +236,6 @@ int main(void) {
     RUN(test_fail_nth);
     RUN(test_fail_from_nth);
     RUN(test_failing_compile_errors);
+    RUN(test_failing_mixed_outputs);
     return th_report();
 }
