@@ -266,8 +266,10 @@ TC_API void tc_tensor_free(const tc_program *p, tc_tensor *t);
    through a plan with caller-provided outputs allocates nothing, except in
    defs that gather through indices they compute themselves: those stage
    the caller's outputs in scratch so a failing gather leaves them as they
-   were. Inputs to
-   tc_plan_run must have the shapes the plan was made for. */
+   were. Inputs to tc_plan_run must have the shapes (and strides) the plan
+   was made for; the plan copies what it needs of them. A plan refers to
+   its program: run it only while the program lives (tc_plan_free may come
+   after tc_program_free). */
 TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_plan **out,
                                 tc_error *err);
 TC_API tc_status tc_plan_run(tc_plan *plan, const tc_run_desc *d, tc_error *err);
@@ -760,6 +762,15 @@ TC__PRIVATE tc_status tc__set_error(tc_error *e, tc_status code, const char *fmt
     return code;
 }
 
+/* An optional tc_error at the start of a call: a success leaves no stale
+   failure in it. */
+TC__PRIVATE void tc__clear_error(tc_error *e) {
+    if (!e) return;
+    e->code = TC_OK;
+    e->line = e->col = e->offset = e->length = 0;
+    e->msg[0] = '\0';
+}
+
 /* Reports the first error of a compile; always returns 0 (failure). */
 TC__PRIVATE int tc__fail(tc__ctx *C, tc_status code, tc__span sp, const char *fmt, ...) {
     va_list ap;
@@ -1131,6 +1142,7 @@ struct tc_program {
 TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
                             const int64_t *input_values, int64_t *out, tc_error *err) {
     int i;
+    tc__clear_error(err);
     if (!d || !out || (d->n_sizevars && !var_values))
         return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_sx_eval: NULL argument");
     for (i = 0; i < d->n_sx; i++) {
@@ -11710,6 +11722,22 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
     return TC_OK;
 }
 
+/* The count of inputs or outputs a call gives against the def's, and the
+   array present when the count is not 0. */
+TC__PRIVATE tc_status tc__vm_check_count(const tc_ir_def *ir, int outputs, int given,
+                                         const void *array, tc_error *err) {
+    int want = outputs ? ir->n_outputs : ir->n_inputs;
+    const char *what = outputs ? "output" : "input";
+    if (given != want)
+        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s %s %d %s%s, given %d", ir->name,
+                             outputs ? "returns" : "takes", want, what, want == 1 ? "" : "s",
+                             given);
+    if (given && !array)
+        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s: the %ss are NULL (%d expected)",
+                             ir->name, what, want);
+    return TC_OK;
+}
+
 TC_API tc_status tc_bind_sizes(const tc_program *p, int def, const tc_tensor *inputs,
                                int n_inputs, int64_t *sx_values, tc_error *err) {
     const tc_ir_def *ir;
@@ -11717,14 +11745,13 @@ TC_API tc_status tc_bind_sizes(const tc_program *p, int def, const tc_tensor *in
     int who_local[16], *who, i;
     tc_status rc;
     tc__arena A;
+    tc__clear_error(err);
     if (!p || def < 0 || def >= p->n_defs)
         return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_bind_sizes: no such def");
     ir = &p->ir[def];
-    if (n_inputs != ir->n_inputs)
-        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s takes %d inputs, given %d",
-                             ir->name, ir->n_inputs, n_inputs);
-    if ((n_inputs && !inputs) || (ir->n_sx && !sx_values))
-        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_bind_sizes: NULL argument");
+    if ((rc = tc__vm_check_count(ir, 0, n_inputs, inputs, err)) != TC_OK) return rc;
+    if (ir->n_sx && !sx_values)
+        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_bind_sizes: sx_values is NULL");
     for (i = 0; i < n_inputs; i++)
         if ((rc = tc__vm_check_arg(&ir->tensors[i], &inputs[i], err)) != TC_OK) return rc;
     A.alloc = p->alloc;
@@ -11854,6 +11881,7 @@ TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **
                                 tc_error *err) {
     tc_pool *P;
     tc_allocator al;
+    tc__clear_error(err);
     if (!out) return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_pool_create: out is NULL");
     *out = NULL;
     if (n_threads < 1 || n_threads > TC_MAX_THREADS)
@@ -12351,6 +12379,7 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
     if ((rc = tc__vm_plan_tensors(P, d->inputs, err)) != TC_OK) return rc;
     for (i = 0; i < ir->n_inputs; i++) {
         P->in_desc[i] = d->inputs[i];
+        P->in_desc[i].strides = NULL; /* the caller's array may change or go: P->ts has them */
         if (d->inputs[i].rank == 0 && tc__dtype_is_int(d->inputs[i].dtype) && d->inputs[i].data)
             tc__vm_scalar_input(&ir->tensors[i], &d->inputs[i], &P->in_value[i], NULL);
     }
@@ -12376,7 +12405,7 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
 TC_API void tc_plan_free(tc_plan *plan) {
     tc_allocator a;
     if (!plan) return;
-    a = plan->prog->alloc;
+    a = plan->arena.alloc; /* the program's allocator, copied: the program may be gone */
     tc__arena_free_all(&plan->arena);
     tc__mem_free(&a, plan);
 }
@@ -12386,13 +12415,12 @@ TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_pl
     tc_plan *P;
     tc_status rc;
     int def;
+    tc__clear_error(err);
     if (!out) return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_plan_create: out is NULL");
     *out = NULL;
     if (!d) return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_plan_create: desc is NULL");
     if ((rc = tc__vm_find_def(p, d->entry, &def, err)) != TC_OK) return rc;
-    if (d->n_inputs != p->ir[def].n_inputs || (d->n_inputs && !d->inputs))
-        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s takes %d inputs, given %d",
-                             p->ir[def].name, p->ir[def].n_inputs, d->n_inputs);
+    if ((rc = tc__vm_check_count(&p->ir[def], 0, d->n_inputs, d->inputs, err)) != TC_OK) return rc;
     P = (tc_plan *)tc__mem_alloc(&p->alloc, sizeof *P);
     if (!P) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     memset(P, 0, sizeof *P);
@@ -12633,10 +12661,11 @@ TC__PRIVATE tc_status tc__vm_same_inputs(const tc_plan *P, const tc_tensor *in, 
         const tc_tensor *a = &P->in_desc[i], *b = &in[i];
         const char *name = P->ir->tensors[i].name;
         int same = a->dtype == b->dtype && a->rank == b->rank;
-        for (d = 0; same && d < a->rank; d++) {
-            int64_t sa = a->strides ? a->strides[d] : P->ts[i][d];
-            int64_t sb = b->strides ? b->strides[d] : P->ts[i][d];
-            same = a->shape[d] == b->shape[d] && (sa == sb || a->shape[d] <= 1);
+        int64_t dense = 1; /* b's row-major stride in dimension d */
+        for (d = a->rank - 1; same && d >= 0; d--) {
+            int64_t sb = b->strides ? b->strides[d] : dense;
+            same = a->shape[d] == b->shape[d] && (P->ts[i][d] == sb || a->shape[d] <= 1);
+            dense *= a->shape[d]; /* no overflow: the planned shapes' sizes were checked */
         }
         if (!same)
             return tc__set_error(err, TC_ERR_SHAPE,
@@ -12758,16 +12787,14 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
     int fresh_local[16], *fresh = fresh_local, i;
     tc_status rc;
     const tc_ir_def *ir;
+    tc__clear_error(err);
     if (!P || !d) return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_plan_run: NULL argument");
     ir = P->ir;
     if (d->entry && strcmp(d->entry, ir->name) != 0)
         return tc__set_error(err, TC_ERR_NAME, "the plan runs %s, not %s", ir->name, d->entry);
-    if (d->n_inputs != ir->n_inputs || (d->n_inputs && !d->inputs))
-        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s takes %d inputs, given %d",
-                             ir->name, ir->n_inputs, d->n_inputs);
-    if (d->n_outputs != ir->n_outputs || (d->n_outputs && !d->outputs))
-        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s returns %d outputs, given %d",
-                             ir->name, ir->n_outputs, d->n_outputs);
+    if ((rc = tc__vm_check_count(ir, 0, d->n_inputs, d->inputs, err)) != TC_OK ||
+        (rc = tc__vm_check_count(ir, 1, d->n_outputs, d->outputs, err)) != TC_OK)
+        return rc;
     for (i = 0; i < ir->n_outputs; i++)
         if (P->discard[i] != (d->discard && d->discard[i]))
             return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
@@ -12819,12 +12846,11 @@ TC_API tc_status tc_infer_shapes(const tc_program *p, const char *entry, const t
     int def, i, d;
     int64_t local[64], *sx = local;
     const tc_ir_def *ir;
-    tc_status rc = tc__vm_find_def(p, entry, &def, err);
-    if (rc != TC_OK) return rc;
+    tc_status rc;
+    tc__clear_error(err);
+    if ((rc = tc__vm_find_def(p, entry, &def, err)) != TC_OK) return rc;
     ir = &p->ir[def];
-    if (n_outputs != ir->n_outputs || (n_outputs && !outputs))
-        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "%s returns %d outputs, given %d",
-                             ir->name, ir->n_outputs, n_outputs);
+    if ((rc = tc__vm_check_count(ir, 1, n_outputs, outputs, err)) != TC_OK) return rc;
     if (ir->n_sx > 64) {
         sx = (int64_t *)tc__mem_alloc(&p->alloc, sizeof(int64_t) * (size_t)ir->n_sx);
         if (!sx) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");

@@ -151,6 +151,7 @@ static void test_run_misuse(void) {
     api_poison(obuf, 8);
     rd.inputs = NULL;
     CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
+    CHECKF(strstr(err.msg, "the inputs are NULL") != NULL, "%s", err.msg);
     rd.inputs = in;
     rd.n_inputs = 1;
     CHECK(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8));
@@ -174,6 +175,7 @@ static void test_run_misuse(void) {
            "unknown entry: %s", err.msg);
     rd.entry = "mm";
     CHECK(tc_run(p, &rd, NULL) == TC_OK && obuf[0] == 1 && obuf[5] == 5); /* err optional */
+    CHECK(tc_run(p, &rd, &err) == TC_OK && err.code == TC_OK && !err.msg[0]); /* no stale error */
     tc_program_free(p);
 }
 
@@ -384,7 +386,10 @@ static void test_plan_pool_misuse(void) {
     CHECK(tc_bind_sizes(p, 0, in, 2, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
     CHECK(tc_bind_sizes(p, 0, in, 2, sx, &err) == TC_OK);
     CHECK(tc_sx_eval(NULL, NULL, NULL, sx, &err) == TC_ERR_INVALID_ARGUMENT);
+    plan = NULL; /* a plan may be freed after its program */
+    CHECK(tc_plan_create(p, &rd, &plan, &err) == TC_OK && plan);
     tc_program_free(p);
+    tc_plan_free(plan);
 }
 
 static void test_error_format(void) {

@@ -621,7 +621,7 @@ static void test_plan_strides_disasm(void) {
     tc_program *p = src_compile("def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }");
     float at[3 * 2] = {1, 4, 2, 5, 3, 6}; /* A = [[1,2,3],[4,5,6]] stored transposed */
     float b[3 * 2] = {1, 0, 0, 1, 1, 1}, c[4];
-    int64_t ast[2] = {1, 2};
+    int64_t ast[2] = {1, 2}, again[2] = {1, 2};
     tc_tensor in[2], out[1];
     tc_run_desc rd;
     tc_plan *plan = NULL;
@@ -644,6 +644,19 @@ static void test_plan_strides_disasm(void) {
         memset(c, 0, sizeof c);
         CHECKF(tc_plan_run(plan, &rd, &err) == TC_OK, "%s", err.msg);
         CHECK(c[0] == 4 && c[1] == 5 && c[2] == 10 && c[3] == 11);
+    }
+    /* the plan keeps the strides' values, not the caller's array */
+    {
+        in[0].strides = again;
+        ast[0] = 3, ast[1] = 1; /* the array the plan was made with, changed */
+        memset(c, 0, sizeof c);
+        CHECKF(tc_plan_run(plan, &rd, &err) == TC_OK, "%s", err.msg);
+        CHECK(c[0] == 4 && c[1] == 5 && c[2] == 10 && c[3] == 11);
+        in[0].strides = ast; /* now other strides than planned */
+        CHECK(tc_plan_run(plan, &rd, &err) == TC_ERR_SHAPE);
+        in[0].strides = NULL; /* row-major: other strides too */
+        CHECK(tc_plan_run(plan, &rd, &err) == TC_ERR_SHAPE);
+        in[0].strides = again;
     }
     in[1].shape[0] = 4;
     CHECK(tc_plan_run(plan, &rd, &err) == TC_ERR_SHAPE);
