@@ -10578,6 +10578,34 @@ TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_erro
     return TC_OK;
 }
 
+/* Index and size values are int32 in expressions (SEMANTICS: an integer
+   literal is int32; indices count like them): a loop or size past that
+   range would wrap where its value is used, so it is an error there. */
+TC__PRIVATE tc_status tc__vm_check_index_values(const tc_plan *P, const tc_ir_stmt *st,
+                                                const int64_t *lo, const int64_t *hi,
+                                                tc_error *err) {
+    int k;
+    for (k = 0; k < st->n_nodes; k++) {
+        const tc_ir_node *nd = &st->nodes[k];
+        int64_t a, b;
+        if (nd->op == TC_IR_INDEX) {
+            if (hi[nd->loop] <= lo[nd->loop]) continue;
+            a = lo[nd->loop], b = hi[nd->loop] - 1;
+        } else if (nd->op == TC_IR_SIZE) {
+            a = b = P->sx[nd->sx];
+        } else {
+            continue;
+        }
+        if (a < INT32_MIN || b > INT32_MAX)
+            return tc__set_error(err, TC_ERR_LIMIT,
+                                 "statement at line %d: the value of %s reaches %lld, outside "
+                                 "int32 (the type of index and size values in expressions)",
+                                 st->line, nd->op == TC_IR_INDEX ? st->loops[nd->loop].name : "a size",
+                                 (long long)(b > INT32_MAX ? b : a));
+    }
+    return TC_OK;
+}
+
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_splan *sp = &P->stmts[s];
     const tc_ir_stmt *st = &P->ir->stmts[s];
@@ -10600,6 +10628,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
         if (sp->hi[l] <= sp->lo[l] && !st->loops[l].reduction) sp->empty = 1;
         if (sp->hi[l] <= sp->lo[l]) sp->any_empty = 1;
     }
+    if ((rc = tc__vm_check_index_values(P, st, sp->lo, sp->hi, err)) != TC_OK) return rc;
     for (l = 0; l < sp->vs->n_reads; l++)
         if ((rc = tc__vm_plan_read(P, sp, l, err)) != TC_OK) return rc;
     if ((rc = tc__vm_check_write(P, sp, err)) != TC_OK) return rc;
@@ -11592,6 +11621,28 @@ TC__PRIVATE int tc__vm_chunk(tc__vm_run *R, int64_t c) {
 
 /* ==== [tc:bind] Size binding and run-time checks ============================ */
 
+/* Strides (elements) reach at most sum |stride| * (extent - 1) from the
+   first element: that must fit comfortably in 64 bits in bytes, as every
+   size does, or offsets computed from them would overflow. */
+TC__PRIVATE tc_status tc__vm_check_strides(const tc_ir_tensor *t, const tc_tensor *x,
+                                           tc_error *err) {
+    int64_t reach = 0, step, bytes;
+    int d;
+    if (!x->strides) return TC_OK;
+    for (d = 0; d < x->rank; d++) {
+        int64_t st = x->strides[d];
+        if (x->shape[d] <= 1) continue;
+        if (st == INT64_MIN || !tc__mul64(st < 0 ? -st : st, x->shape[d] - 1, &step) ||
+            !tc__add64(reach, step, &reach))
+            break;
+    }
+    if (d < x->rank || !tc__mul64(reach, (int64_t)tc_dtype_size(t->dtype), &bytes) ||
+        bytes > (INT64_MAX >> 4))
+        return tc__set_error(err, TC_ERR_LIMIT, "%s: its strides reach too far (offsets overflow)",
+                             t->name);
+    return TC_OK;
+}
+
 /* dtype, rank and shape of an input or caller output against the
    signature: TC_ERR_TYPE for the dtype, TC_ERR_SHAPE for rank and extents
    (out-of-range values included), each naming the tensor. */
@@ -11608,7 +11659,7 @@ TC__PRIVATE tc_status tc__vm_check_arg(const tc_ir_tensor *t, const tc_tensor *x
         if (x->shape[d] < 0)
             return tc__set_error(err, TC_ERR_SHAPE, "%s: dimension %d has negative extent %lld",
                                  t->name, d, (long long)x->shape[d]);
-    return TC_OK;
+    return tc__vm_check_strides(t, x, err);
 }
 
 /* Reads a 0-rank integer input (used in sizes). */

@@ -182,6 +182,8 @@ static void test_run_misuse(void) {
 /* Wrong dtypes, ranks and shapes: statuses, messages naming the tensor,
    and the caller's output untouched. */
 static void test_wrong_tensors(void) {
+    static const int64_t huge_strides[2] = {INT64_MAX, 1}, half_strides[2] = {INT64_MAX / 2, 1};
+    static const int64_t min_strides[2] = {INT64_MIN, 1};
     tc_program *p = api_compile(mm_src);
     tc_tensor in[2], out[1];
     float obuf[8];
@@ -215,6 +217,9 @@ static void test_wrong_tensors(void) {
     API_TRY(out[0].dtype = TC_FLOAT64, TC_ERR_TYPE, "Gamma");
     API_TRY(out[0].rank = 1, TC_ERR_SHAPE, "Gamma");
     API_TRY(out[0].shape[1] = 5, TC_ERR_SHAPE, "Gamma");
+    API_TRY(in[0].strides = huge_strides, TC_ERR_LIMIT, "Alpha"); /* offsets would overflow */
+    API_TRY(in[0].strides = half_strides, TC_ERR_LIMIT, "Alpha");
+    API_TRY(in[1].strides = min_strides, TC_ERR_LIMIT, "Beta");
 #undef API_TRY
     /* the size-variable message names both tensors */
     api_mm_tensors(in, out, obuf);
@@ -392,6 +397,30 @@ static void test_plan_pool_misuse(void) {
     tc_plan_free(plan);
 }
 
+/* Index values are int32 in expressions: a loop that would take them past
+   it is an error when the plan is made (here never run: the buffers are
+   dummies, as large inputs are not needed to reach the check). */
+static void test_index_values_int32(void) {
+    tc_program *p = api_compile("def f(int8(N) A) -> (B) { B(i) = A(i) + int8(i % 100) }");
+    char dummy[16];
+    tc_tensor in, out;
+    tc_run_desc rd;
+    tc_plan *plan = NULL;
+    tc_error err;
+    if (!p) return;
+    memset(&in, 0, sizeof in);
+    in.dtype = TC_INT8, in.rank = 1, in.shape[0] = ((int64_t)1 << 31) + 10, in.data = dummy;
+    out = in;
+    api_desc(&rd, &in, 1, &out, 1);
+    CHECKF(tc_plan_create(p, &rd, &plan, &err) == TC_ERR_LIMIT && !plan &&
+               strstr(err.msg, "the value of i reaches 2147483657, outside int32"),
+           "%s", err.msg);
+    in.shape[0] = out.shape[0] = (int64_t)1 << 31; /* i < 2^31: fits */
+    CHECKF(tc_plan_create(p, &rd, &plan, &err) == TC_OK && plan, "%s", err.msg);
+    tc_plan_free(plan);
+    tc_program_free(p);
+}
+
 static void test_error_format(void) {
     const char *src = "def f(float(N) a) -> (b) {\n    b(i) = a(i) +* 2\n}\n";
     tc_compile_desc cd;
@@ -448,6 +477,7 @@ int main(void) {
     RUN(test_declared_and_negative);
     RUN(test_infer_misuse);
     RUN(test_plan_pool_misuse);
+    RUN(test_index_values_int32);
     RUN(test_error_format);
     return th_report();
 }
