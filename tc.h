@@ -142,7 +142,8 @@ typedef struct tc_error {
     char msg[320];      /* NUL-terminated; inline, so reporting OOM allocates nothing */
 } tc_error;
 
-typedef struct tc_allocator { /* all NULL: TC_MALLOC & co. */
+typedef struct tc_allocator { /* all NULL: TC_MALLOC & co.; else alloc_fn and free_fn
+                                  both, realloc_fn optional (emulated when NULL) */
     void *(*alloc_fn)(size_t size, void *user);
     void *(*realloc_fn)(void *p, size_t old_size, size_t new_size, void *user);
     void (*free_fn)(void *p, void *user);
@@ -197,7 +198,7 @@ typedef struct tc_compile_desc { /* zero-initialise; 0 / NULL = default */
     const char *source;          /* NUL-terminated TC text (copied) */
     const char *name;            /* shown in errors; NULL = "<tc>" */
     tc_allocator allocator;      /* kept by the program, used for its runs too */
-    int max_depth;               /* 0 = TC_MAX_DEPTH */
+    int max_depth;               /* 0 = TC_MAX_DEPTH; at most 1024 (or TC_MAX_DEPTH) */
 } tc_compile_desc;
 
 typedef struct tc_run_desc { /* zero-initialise */
@@ -603,6 +604,9 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #ifndef TC_MAX_DEPTH
 #define TC_MAX_DEPTH 256
 #endif
+/* tc_compile_desc.max_depth's ceiling: the parser and the checker recurse
+   per level of nesting, and a deeper one would overflow a thread's stack */
+#define TC__MAX_DEPTH_CAP (TC_MAX_DEPTH > 1024 ? TC_MAX_DEPTH : 1024)
 #ifndef TC_STREAM_BYTES /* outputs from this size on bypass the caches (0: never) */
 #define TC_STREAM_BYTES (8 << 20)
 #endif
@@ -648,6 +652,11 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #endif
 
 /* ==== [tc:util] Allocation, arena, errors, strings, checked math ========== */
+
+/* A tc_allocator is all NULL or has alloc_fn and free_fn: with one of the
+   two, blocks would go to one allocator and come back to another (or
+   never). TC_OK or TC_ERR_INVALID_ARGUMENT naming the caller. */
+TC__PRIVATE tc_status tc__check_allocator(const tc_allocator *a, const char *who, tc_error *err);
 
 /* Every allocation goes through the program's allocator (or the macros). */
 TC__PRIVATE void *tc__mem_alloc(const tc_allocator *a, size_t size) {
@@ -760,6 +769,14 @@ TC__PRIVATE tc_status tc__set_error(tc_error *e, tc_status code, const char *fmt
     tc__vformat_error(e, code, none, fmt, ap);
     va_end(ap);
     return code;
+}
+
+TC__PRIVATE tc_status tc__check_allocator(const tc_allocator *a, const char *who, tc_error *err) {
+    if (!a || (!a->alloc_fn && !a->realloc_fn && !a->free_fn) || (a->alloc_fn && a->free_fn))
+        return TC_OK;
+    return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
+                         "%s: the allocator needs alloc_fn and free_fn (or no function at all)",
+                         who);
 }
 
 /* An optional tc_error at the start of a call: a success leaves no stale
@@ -11939,6 +11956,7 @@ TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **
         return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
                              "tc_pool_create: %d threads; 1 to %d are allowed", n_threads,
                              TC_MAX_THREADS);
+    if (tc__check_allocator(a, "tc_pool_create", err) != TC_OK) return TC_ERR_INVALID_ARGUMENT;
     memset(&al, 0, sizeof al);
     if (a) al = *a;
     P = (tc_pool *)tc__mem_alloc(&al, sizeof *P);
@@ -13420,6 +13438,8 @@ TC_API tc_status tc_compile(const tc_compile_desc *d, tc_program **out, tc_error
     *out = NULL;
     if (!d || !d->source)
         return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_compile: no source given");
+    if (tc__check_allocator(&d->allocator, "tc_compile", err) != TC_OK)
+        return TC_ERR_INVALID_ARGUMENT;
     len = strlen(d->source);
     if (len > TC_MAX_SOURCE)
         return tc__set_error(err, TC_ERR_LIMIT, "source is %lu bytes; the limit is %lu",
@@ -13433,6 +13453,7 @@ TC_API tc_status tc_compile(const tc_compile_desc *d, tc_program **out, tc_error
     C.arena = &p->arena;
     C.err = err;
     C.max_depth = d->max_depth > 0 ? d->max_depth : TC_MAX_DEPTH;
+    if (C.max_depth > TC__MAX_DEPTH_CAP) C.max_depth = TC__MAX_DEPTH_CAP; /* the stack's limit */
     p->source = tc__strndup(&C, d->source, len);
     p->source_len = len;
     C.src = p->source;

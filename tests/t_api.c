@@ -50,6 +50,15 @@ static void api_poison(float *buf, int n) {
         buf[i] = -777.0f;
 }
 
+static void *api_malloc(size_t n, void *u) {
+    (void)u;
+    return malloc(n);
+}
+static void api_free(void *p, void *u) {
+    (void)u;
+    free(p);
+}
+
 static void test_compile_misuse(void) {
     tc_compile_desc cd;
     tc_program *p = (tc_program *)&cd; /* garbage: must be set to NULL */
@@ -73,6 +82,38 @@ static void test_compile_misuse(void) {
     cd.max_depth = 0;
     CHECK(tc_compile(&cd, &p, &err) == TC_OK && p != NULL);
     tc_program_free(p);
+    /* max_depth past the stack's ceiling: the ceiling holds, no overflow */
+    big = (char *)malloc(300000);
+    if (big) {
+        int k, n = 0;
+        n += sprintf(big + n, "def f(float(N) a) -> (b) { b(i) = ");
+        for (k = 0; k < 100000; k++) big[n++] = '(';
+        n += sprintf(big + n, "a(i)");
+        for (k = 0; k < 100000; k++) big[n++] = ')';
+        sprintf(big + n, " }");
+        cd.source = big;
+        cd.max_depth = 100000;
+        CHECKF(tc_compile(&cd, &p, &err) == TC_ERR_LIMIT && p == NULL && strstr(err.msg, "1024"),
+               "max_depth ceiling: %s", err.msg);
+        cd.max_depth = 0;
+        free(big);
+    }
+    /* an allocator is all NULL, or alloc_fn and free_fn */
+    cd.source = "def f(float(N) a) -> (b) { b(i) = a(i) }";
+    cd.allocator.alloc_fn = api_malloc;
+    CHECKF(tc_compile(&cd, &p, &err) == TC_ERR_INVALID_ARGUMENT && p == NULL &&
+               strstr(err.msg, "alloc_fn and free_fn"),
+           "alloc_fn alone: %s", err.msg);
+    cd.allocator.alloc_fn = NULL, cd.allocator.free_fn = api_free;
+    CHECK(tc_compile(&cd, &p, &err) == TC_ERR_INVALID_ARGUMENT && p == NULL);
+    {
+        tc_pool *pool = NULL;
+        CHECK(tc_pool_create(2, &cd.allocator, &pool, &err) == TC_ERR_INVALID_ARGUMENT && !pool);
+    }
+    cd.allocator.alloc_fn = api_malloc;
+    CHECK(tc_compile(&cd, &p, &err) == TC_OK && p != NULL);
+    tc_program_free(p);
+    memset(&cd.allocator, 0, sizeof cd.allocator);
     big = (char *)malloc((size_t)TC_MAX_SOURCE + 2);
     if (big) {
         memset(big, ' ', (size_t)TC_MAX_SOURCE + 1);
