@@ -4636,12 +4636,12 @@ TC__PRIVATE int tc__lower_call_outs(tc__sema *S, tc__sm_env *E, tc__sm_env *CE, 
 }
 
 /* The declared dims of the callee's output p, in the call's sizes. */
-TC__PRIVATE void tc__lower_call_dims(tc__sema *S, const tc__sm_env *CE, const tc__param *p,
+TC__PRIVATE void tc__lower_call_dims(tc__sema *S, tc__sm_env *CE, const tc__param *p,
                                      int *decl) {
     int d;
     for (d = 0; d < p->rank && d < TC_MAX_RANK; d++) {
         const tc__sm_name *n = p->dims[d]->kind == TC__E_IDENT
-                                   ? tc__sm_lookup((tc__sm_env *)CE, p->dims[d]->name) : NULL;
+                                   ? tc__sm_lookup(CE, p->dims[d]->name) : NULL;
         decl[d] = n ? n->id : tc__sx_const(S, p->dims[d]->ival);
     }
 }
@@ -4650,7 +4650,7 @@ TC__PRIVATE void tc__lower_call_dims(tc__sema *S, const tc__sm_env *CE, const tc
    dims, which bound its first write inside the callee as they do when the
    callee is compiled alone (tc__range_declared). Returns a bit per result
    so marked, for tc__lower_call_undeclare. */
-TC__PRIVATE unsigned long long tc__lower_call_declare(tc__sema *S, const tc__sm_env *CE,
+TC__PRIVATE unsigned long long tc__lower_call_declare(tc__sema *S, tc__sm_env *CE,
                                                       const tc__stmt *s, const int *outs) {
     unsigned long long marked = 0;
     int i;

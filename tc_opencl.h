@@ -2363,14 +2363,28 @@ TC__OCL_PRIVATE tc_status tc__ocl_check_outputs(tc__ocl_job *J, tc_error *err) {
 
 /* Everything tc_run checks, in its order, plus the device's buffer limit:
    nothing is allocated on the device or written before this passes. */
+/* The count of inputs or outputs a run gives against the def's, worded as
+   tc.h's VM words it (tc__vm_check_count): both back ends fail alike. */
+TC__OCL_PRIVATE tc_status tc__ocl_check_count(const tc_ir_def *ir, int outputs, int given,
+                                              const void *array, tc_error *err) {
+    int want = outputs ? ir->n_outputs : ir->n_inputs;
+    const char *what = outputs ? "output" : "input";
+    if (given != want)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "%s %s %d %s%s, given %d", ir->name,
+                             outputs ? "returns" : "takes", want, what, want == 1 ? "" : "s",
+                             given);
+    if (given && !array)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "%s: the %ss are NULL (%d expected)",
+                             ir->name, what, want);
+    return TC_OK;
+}
+
 TC__OCL_PRIVATE tc_status tc__ocl_job_check(tc__ocl_job *J, const tc_program *p, tc_error *err) {
     const tc_run_desc *d = J->d;
     const tc_ir_def *ir = J->ir;
     tc_status st;
     int i, k;
-    if (d->n_inputs != ir->n_inputs || (d->n_inputs && !d->inputs))
-        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "%s takes %d inputs, given %d",
-                             ir->name, ir->n_inputs, d->n_inputs);
+    if ((st = tc__ocl_check_count(ir, 0, d->n_inputs, d->inputs, err)) != TC_OK) return st;
     if ((st = tc_bind_sizes(p, J->def, d->inputs, d->n_inputs, J->sx, err)) != TC_OK) return st;
     for (i = 0; i < ir->n_sx; i++)
         if (ir->sx[i].op == TC_SX_VAR) J->varval[ir->sx[i].value] = J->sx[i];
@@ -2389,9 +2403,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_job_check(tc__ocl_job *J, const tc_program *p,
                                  t->name, (unsigned long long)bytes,
                                  (unsigned long long)J->r->max_alloc);
     }
-    if (d->n_outputs != ir->n_outputs || (d->n_outputs && !d->outputs))
-        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "%s returns %d outputs, given %d",
-                             ir->name, ir->n_outputs, d->n_outputs);
+    if ((st = tc__ocl_check_count(ir, 1, d->n_outputs, d->outputs, err)) != TC_OK) return st;
     return tc__ocl_check_outputs(J, err);
 }
 
