@@ -12479,6 +12479,8 @@ TC_API void tc_plan_free(tc_plan *plan) {
     tc__mem_free(&a, plan);
 }
 
+TC__PRIVATE tc_status tc__vm_check_outputs(const tc_plan *P, const tc_tensor *out, tc_error *err);
+
 TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_plan **out,
                                 tc_error *err) {
     tc_plan *P;
@@ -12498,7 +12500,10 @@ TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_pl
     P->ir = &p->ir[def];
     P->vm = (const tc__vm_def *)p->backend[def];
     P->arena.alloc = p->alloc;
-    if ((rc = tc__vm_plan_build(P, d, err)) != TC_OK) {
+    if ((rc = tc__vm_plan_build(P, d, err)) != TC_OK ||
+        ((d->outputs || d->n_outputs) && /* given now: checked now, as tc_plan_run will */
+         ((rc = tc__vm_check_count(P->ir, 1, d->n_outputs, d->outputs, err)) != TC_OK ||
+          (rc = tc__vm_check_outputs(P, d->outputs, err)) != TC_OK))) {
         tc_plan_free(P);
         return rc;
     }

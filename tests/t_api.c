@@ -409,7 +409,19 @@ static void test_plan_pool_misuse(void) {
     CHECK(tc_plan_create(p, NULL, &plan, &err) == TC_ERR_INVALID_ARGUMENT);
     CHECK(tc_plan_create(p, &rd, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
     CHECK(tc_plan_run(NULL, &rd, &err) == TC_ERR_INVALID_ARGUMENT);
+    plan = NULL; /* caller outputs given to tc_plan_create are checked there */
+    out[0].shape[1] = 9;
+    CHECKF(tc_plan_create(p, &rd, &plan, &err) == TC_ERR_SHAPE && !plan && strstr(err.msg, "Gamma"),
+           "output shape at plan creation: %s", err.msg);
+    out[0].shape[1] = 4, out[0].dtype = TC_INT8;
+    CHECK(tc_plan_create(p, &rd, &plan, &err) == TC_ERR_TYPE && !plan);
+    out[0].dtype = TC_FLOAT32, rd.n_outputs = 5;
+    CHECK(tc_plan_create(p, &rd, &plan, &err) == TC_ERR_INVALID_ARGUMENT && !plan);
+    rd.n_outputs = 0, rd.outputs = NULL; /* outputs only at run time: fine */
+    CHECK(tc_plan_create(p, &rd, &plan, &err) == TC_OK && plan);
+    tc_plan_free(plan);
     plan = NULL;
+    api_desc(&rd, in, 2, out, 1);
     CHECK(tc_plan_create(p, &rd, &plan, &err) == TC_OK && plan);
     if (plan) {
         CHECK(tc_plan_run(plan, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
