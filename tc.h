@@ -2486,6 +2486,8 @@ typedef struct tc__sm_env {
     int def_index;      /* this def may call defs 0 .. def_index - 1 */
     tc__sm_name *names;
     int n_names, cap_names;
+    int *hash;          /* names + 1 by name (open addressing, 0 empty) past a few names */
+    int hcap;
     const char *prefix; /* while inlining: temporaries become prefix.name, where
                            prefix names the call, unique in the def (f, f.2, g.f) */
 } tc__sm_env;
@@ -2980,11 +2982,48 @@ TC__PRIVATE int tc__sm_check_reserved(tc__sema *S, const char *name, tc__span sp
     return tc__fail(S->C, TC_ERR_NAME, sp, "`%s` is %s and cannot be used as a name", name, why);
 }
 
+/* Names by hash once a def has many (thousands of temporaries would make
+   every lookup a scan); the first binding of a name is the one found. */
+TC__PRIVATE unsigned tc__sm_name_hash(const char *s) {
+    unsigned h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+TC__PRIVATE int *tc__sm_hash_slot(tc__sm_env *E, const char *name) {
+    unsigned m = (unsigned)E->hcap - 1, h = tc__sm_name_hash(name) & m;
+    while (E->hash[h] && strcmp(E->names[E->hash[h] - 1].name, name) != 0) h = (h + 1) & m;
+    return &E->hash[h];
+}
 TC__PRIVATE tc__sm_name *tc__sm_lookup(tc__sm_env *E, const char *name) {
-    int i;
-    for (i = 0; i < E->n_names; i++)
-        if (strcmp(E->names[i].name, name) == 0) return &E->names[i];
-    return NULL;
+    int i, *slot;
+    if (!E->hcap) {
+        for (i = 0; i < E->n_names; i++)
+            if (strcmp(E->names[i].name, name) == 0) return &E->names[i];
+        return NULL;
+    }
+    slot = tc__sm_hash_slot(E, name);
+    return *slot ? &E->names[*slot - 1] : NULL;
+}
+/* Adds name i to the hash (kept at most half full), growing it as needed. */
+TC__PRIVATE int tc__sm_hash_add(tc__sema *S, tc__sm_env *E, int i) {
+    int *slot;
+    if (E->n_names <= 16) return 1;
+    if (2 * E->n_names > E->hcap) {
+        int cap = 64, k;
+        while (cap < 4 * E->n_names) cap *= 2;
+        E->hash = (int *)tc__alloc_n(S->C, (size_t)cap, sizeof(int));
+        if (!E->hash) return 0;
+        memset(E->hash, 0, sizeof(int) * (size_t)cap);
+        E->hcap = cap;
+        for (k = 0; k < E->n_names; k++) { /* in order: the first binding wins */
+            slot = tc__sm_hash_slot(E, E->names[k].name);
+            if (!*slot) *slot = k + 1;
+        }
+        return 1;
+    }
+    slot = tc__sm_hash_slot(E, E->names[i].name);
+    if (!*slot) *slot = i + 1;
+    return 1;
 }
 TC__PRIVATE int tc__sm_bind(tc__sema *S, tc__sm_env *E, const char *name, int kind, int id) {
     tc__sm_name *n;
@@ -2994,7 +3033,7 @@ TC__PRIVATE int tc__sm_bind(tc__sema *S, tc__sm_env *E, const char *name, int ki
     n->name = name;
     n->kind = kind;
     n->id = id;
-    return 1;
+    return tc__sm_hash_add(S, E, E->n_names - 1);
 }
 
 /* A new IR tensor; returns its id or -1. */

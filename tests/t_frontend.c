@@ -775,6 +775,17 @@ static void test_calls(void) {
     CHECK(D->n_stmts == 4 && D->n_tensors == 5);
     CHECK(tensor("sq.T") && tensor("sq.2.T") && tensor("Y") && tensor("Y")->kind == TC_TENSOR_TEMP);
     CHECK(stmt(2)->tensor == tensor_id("sq.2.T"));
+    /* many names (hashed past a few): a chain of 300 temporaries, each found */
+    {
+        static char src[16384];
+        int k, n = 0;
+        n += sprintf(src + n, "def chain(float(N) A) -> (B) {\n T0(i) = A(i)\n");
+        for (k = 1; k < 300; k++) n += sprintf(src + n, " T%d(i) = T%d(i) + 1.0\n", k, k - 1);
+        sprintf(src + n, " B(i) = T299(i) * T0(i)\n}\n");
+        CHECK(compile(src));
+        CHECK(D && D->n_stmts == 301 && tensor("T299") && tensor("T0") &&
+              stmt(300)->tensor == tensor_id("B"));
+    }
     /* a call inside an inlined callee: the names of both calls */
     CHECK(compile("def sq(float(N) A) -> (B) { T(i) = A(i) * A(i)\n B(i) = T(i) + 1 }\n"
                   "def q(float(N) A) -> (B) { U = sq(A)\n B = sq(U) }\n"
