@@ -258,7 +258,9 @@ TC_API tc_status tc_infer_shapes(const tc_program *p, const char *entry, const t
                                  int n_inputs, tc_tensor *outputs, int n_outputs, tc_error *err);
 
 /* One run: checks shapes, size-variable consistency, preconditions and
-   output buffers, then runs. Outputs are not written when a check fails. */
+   output buffers, then runs. Outputs are not written when a check fails.
+   A caller's output may share no memory with an input or another output
+   (no run in place: TC_ERR_INVALID_ARGUMENT). */
 TC_API tc_status tc_run(const tc_program *p, const tc_run_desc *d, tc_error *err);
 /* Frees an output that tc_run allocated (data set to NULL). */
 TC_API void tc_tensor_free(const tc_program *p, tc_tensor *t);
@@ -12822,6 +12824,48 @@ TC__PRIVATE tc_status tc__vm_check_outputs(const tc_plan *P, const tc_tensor *ou
     return TC_OK;
 }
 
+/* The bytes tensor t (planned extents and strides) spans from data:
+   [*lo, *hi), or 0 when it has no element. */
+TC__PRIVATE int tc__vm_span(const tc_plan *P, int t, const void *data, uintptr_t *lo,
+                            uintptr_t *hi) {
+    int64_t below = 0, above = 0, esz = (int64_t)tc_dtype_size(P->ir->tensors[t].dtype);
+    int d;
+    if (!data || P->numel[t] == 0) return 0;
+    for (d = 0; d < P->ir->tensors[t].rank; d++) { /* fits: tc__vm_check_strides */
+        int64_t reach = P->ts[t][d] * (P->ext[t][d] - 1);
+        if (reach < 0) below += reach;
+        else above += reach;
+    }
+    *lo = (uintptr_t)data - (uintptr_t)(-below * esz);
+    *hi = (uintptr_t)data + (uintptr_t)((above + 1) * esz);
+    return 1;
+}
+
+/* A caller's output may share no byte with an input or another output:
+   inputs are immutable, and a kernel reading what it writes (a transpose
+   in place) would compute garbage without a word. */
+TC__PRIVATE tc_status tc__vm_check_overlap(const tc_plan *P, const tc_run_desc *d, tc_error *err) {
+    const tc_ir_def *ir = P->ir;
+    int o, t;
+    for (o = 0; o < ir->n_outputs; o++) {
+        uintptr_t olo, ohi, lo, hi;
+        int ot = ir->n_inputs + o;
+        if (P->discard[o] || !tc__vm_span(P, ot, d->outputs[o].data, &olo, &ohi)) continue;
+        for (t = 0; t < ot; t++) {
+            const void *data = t < ir->n_inputs ? d->inputs[t].data
+                                                 : P->discard[t - ir->n_inputs]
+                                                       ? NULL
+                                                       : d->outputs[t - ir->n_inputs].data;
+            if (tc__vm_span(P, t, data, &lo, &hi) && olo < hi && lo < ohi)
+                return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
+                                     "output %s shares memory with %s %s: tc.h does not run in "
+                                     "place", ir->tensors[ot].name,
+                                     t < ir->n_inputs ? "input" : "output", ir->tensors[t].name);
+        }
+    }
+    return TC_OK;
+}
+
 TC__PRIVATE void tc__vm_free_new_outputs(const tc_plan *P, tc_tensor *out, const int *fresh) {
     int i;
     for (i = 0; i < P->ir->n_outputs; i++)
@@ -12915,6 +12959,7 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
                                  P->discard[i] ? "discarded" : "wanted");
     if ((rc = tc__vm_same_inputs(P, d->inputs, err)) != TC_OK) return rc;
     if ((rc = tc__vm_check_outputs(P, d->outputs, err)) != TC_OK) return rc;
+    if ((rc = tc__vm_check_overlap(P, d, err)) != TC_OK) return rc;
     if (ir->n_outputs > 16) {
         fresh = (int *)tc__mem_alloc(&P->prog->alloc, sizeof(int) * (size_t)ir->n_outputs);
         if (!fresh) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");

@@ -474,6 +474,33 @@ static void test_index_values_int32(void) {
     tc_program_free(p);
 }
 
+/* An output may share no byte with an input or another output; two
+   outputs side by side in one buffer are fine. */
+static void test_no_run_in_place(void) {
+    tc_program *p = api_compile("def t(float(N, N) A) -> (B, C) {\n B(i, j) = A(j, i)\n C(i, j) = A(i, j)\n}");
+    float buf[3 * 4 * 4];
+    tc_tensor in, out[2];
+    tc_run_desc rd;
+    tc_error err;
+    int k;
+    if (!p) return;
+    for (k = 0; k < 48; k++) buf[k] = (float)k;
+    memset(&in, 0, sizeof in);
+    in.dtype = TC_FLOAT32, in.rank = 2, in.shape[0] = in.shape[1] = 4, in.data = buf;
+    out[0] = out[1] = in;
+    out[1].data = buf + 32;
+    api_desc(&rd, &in, 1, out, 2);
+    CHECKF(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && strstr(err.msg, "output B shares memory with input A"),
+           "in place: %s", err.msg);
+    CHECK(buf[1] == 1.0f && buf[4] == 4.0f); /* untouched */
+    out[0].data = buf + 20; /* overlaps C's buffer [32, 48) */
+    CHECKF(tc_run(p, &rd, &err) == TC_ERR_INVALID_ARGUMENT && strstr(err.msg, "output C shares memory with output B"),
+           "outputs overlap: %s", err.msg);
+    out[0].data = buf + 16; /* [16, 32) and [32, 48): side by side */
+    CHECKF(tc_run(p, &rd, &err) == TC_OK && buf[17] == 4.0f && buf[33] == 1.0f, "%s", err.msg);
+    tc_program_free(p);
+}
+
 static void test_error_format(void) {
     const char *src = "def f(float(N) a) -> (b) {\n    b(i) = a(i) +* 2\n}\n";
     tc_compile_desc cd;
@@ -531,6 +558,7 @@ int main(void) {
     RUN(test_infer_misuse);
     RUN(test_plan_pool_misuse);
     RUN(test_index_values_int32);
+    RUN(test_no_run_in_place);
     RUN(test_error_format);
     return th_report();
 }
