@@ -1320,6 +1320,8 @@ TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values
     return tc__buf_done(&b);
 }
 
+#define TC__UTF8_BOM "\xEF\xBB\xBF" /* skipped by the lexer, so by the caret too */
+
 /* ==== [tc:errfmt] Error rendering: file:line:col, source line, caret ====== */
 TC_API int tc_error_format(const tc_error *e, const char *file, const char *src, char *buf,
                            size_t cap) {
@@ -1338,7 +1340,7 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
         const char *start = src + e->offset, *end;
         int i, n, len = e->length > 0 ? e->length : 1;
         while (start > src && start[-1] != '\n') start--;
-        if (start == src && strncmp(src, "\xEF\xBB\xBF", 3) == 0) start += 3; /* BOM (lexer) */
+        if (start == src && strncmp(src, TC__UTF8_BOM, 3) == 0) start += 3;
         end = start;
         while (*end && *end != '\n') end++;
         if (end > start && end[-1] == '\r') end--; /* CRLF: the line without its \r */
@@ -1381,7 +1383,7 @@ TC__PRIVATE void tc__lex_init(tc__lexer *L, tc__ctx *C) {
     L->len = C->src ? C->src_len : 0;
     L->line = 1;
     L->prev = TC__T_EOF;
-    if (L->len >= 3 && memcmp(L->src, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark */
+    if (L->len >= 3 && memcmp(L->src, TC__UTF8_BOM, 3) == 0) /* a UTF-8 byte order mark */
         L->pos = L->line_start = 3;
 }
 
