@@ -7258,12 +7258,13 @@ static const struct {
 #define TC__VM_PF_DIST 2 /* software prefetch: blocks ahead */
 #endif
 #define TC__VM_MAX_REGS 65000
-/* A statement whose stores stream (tc__vm_plan_prefetch) computes and
-   streams this many lanes at a time: the loads and the streaming stores
-   then stay interleaved, as in a loop that streams each line it computes
-   (a * x + b over 16M lanes, one thread, AMD EPYC Zen 4: 512-lane blocks
-   10.4 ms, the naive loop with plain stores 10.7, 128-lane pieces 8.9 to
-   9.9, the one-line loop 8.6 to 9.0). */
+/* A statement whose stores stream (tc__vm_plan_prefetch) and that is not
+   a fused chain on the row (those stream themselves: tc__k_chain_nt_f32)
+   computes and streams this many lanes at a time: the loads and the
+   streaming stores then stay interleaved, as in a loop that streams each
+   line it computes (a * x + b over 16M lanes, one thread, AMD EPYC Zen 4:
+   512-lane blocks 10.4 ms, the naive loop with plain stores 10.7,
+   128-lane pieces 8.9 to 9.9, the one-line loop 8.6 to 9.0). */
 #define TC__VM_STREAM_PIECE 128
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -8347,6 +8348,25 @@ TC__VM_ARITH_UNI(f32, float)
 TC__VM_ARITH_UNI(f64, double)
 #undef TC__VM_ARITH_UNI
 
+/* The 16 floats at l to the cache line at d (64-byte aligned) with
+   streaming stores where the target has them; the caller fences
+   (tc__k_stream_fence). A macro: gcc inlines no function into the chain
+   kernels (their fp-contract differs), and a call per line would keep l in
+   memory and the line's lanes from being vectorized. */
+#if defined(TC__HAVE_STREAM) && TC__HAVE_STREAM == 64
+#define TC__STREAM_LINE(d, l) _mm512_stream_ps(d, _mm512_loadu_ps(l))
+#elif defined(TC__HAVE_STREAM)
+#define TC__STREAM_LINE(d, l)                                                                \
+    do {                                                                                     \
+        _mm_stream_ps((d), _mm_loadu_ps(l));                                                 \
+        _mm_stream_ps((d) + 4, _mm_loadu_ps((l) + 4));                                       \
+        _mm_stream_ps((d) + 8, _mm_loadu_ps((l) + 8));                                       \
+        _mm_stream_ps((d) + 12, _mm_loadu_ps((l) + 12));                                     \
+    } while (0)
+#else
+#define TC__STREAM_LINE(d, l) memcpy(d, l, 16 * sizeof(float))
+#endif
+
 /* Fused float32 chains: d = ((a o1 b) o2 c) o3 e, o1..o3 in + - * /, the
    chain's value always the left operand (the compiler orders + and *
    operands so). Each step rounds exactly as its own instruction would:
@@ -8400,31 +8420,34 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
     }
 }
 
+/* tc__k_chain_f32 with d's whole cache lines written by streaming stores,
+   four lines computed into l at a time: the loads and the stores stay
+   interleaved, and a row is one call (a * x + b over 16M lanes, one
+   thread, AMD Zen 4: 10.2 ms in 128-lane blocks of the bytecode, each
+   streamed after it; 9.0 ms here, as a loop streaming each line). The
+   last link's array operand is not read where s is given. */
+#ifndef TC__K_NT_PIECE
+#define TC__K_NT_PIECE 128
+#endif
+TC__PRIVATE void tc__k_chain_nt_f32(int code, float *d, const float *a, const float *b, const float *c,
+                                    const float *e, const float *s, int n) {
+    float l[TC__K_NT_PIECE];
+    int pair = code % 5 == 0, o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), k;
+    if (o > n) o = n;
+    tc__k_chain_f32(code, d, a, b, c, e, s, o); /* up to d's first whole line */
+    for (; o + TC__K_NT_PIECE <= n; o += TC__K_NT_PIECE) {
+        tc__k_chain_f32(code, l, a + o, b + o, pair && s ? c : c + o, e && !s ? e + o : e, s, TC__K_NT_PIECE);
+        for (k = 0; k < TC__K_NT_PIECE; k += 16) TC__STREAM_LINE(d + o + k, l + k);
+    }
+    tc__k_chain_f32(code, d + o, a + o, b + o, pair && s ? c : c + o, e && !s ? e + o : e, s, n - o);
+}
+
 /* The chain code of ops o1, o2 (then o3; -1: a pair), as the kernels'
    cases; o2 = -1: o1 alone (TC__FXR_ONE + o1, for the kernels below). */
 TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
     if (o2 < 0) return TC__FXR_ONE + o1 - TC_OP_ADD;
     return TC__FX_CODE(o1 - TC_OP_ADD, o2 - TC_OP_ADD, o3 < 0 ? 0 : o3 - TC_OP_ADD + 1);
 }
-
-/* The 16 floats at l to the cache line at d (64-byte aligned) with
-   streaming stores where the target has them; the caller fences
-   (tc__k_stream_fence). A macro: gcc inlines no function into the chain
-   kernels (their fp-contract differs), and a call per line would keep l in
-   memory and the line's lanes from being vectorized. */
-#if defined(TC__HAVE_STREAM) && TC__HAVE_STREAM == 64
-#define TC__STREAM_LINE(d, l) _mm512_stream_ps(d, _mm512_loadu_ps(l))
-#elif defined(TC__HAVE_STREAM)
-#define TC__STREAM_LINE(d, l)                                                                \
-    do {                                                                                     \
-        _mm_stream_ps((d), _mm_loadu_ps(l));                                                 \
-        _mm_stream_ps((d) + 4, _mm_loadu_ps((l) + 4));                                       \
-        _mm_stream_ps((d) + 8, _mm_loadu_ps((l) + 8));                                       \
-        _mm_stream_ps((d) + 12, _mm_loadu_ps((l) + 12));                                     \
-    } while (0)
-#else
-#define TC__STREAM_LINE(d, l) memcpy(d, l, 16 * sizeof(float))
-#endif
 
 /* The chains of tc__k_chain_div_uni_f32 (below) with a true division, on
    at most TC__DIVU_RUN lanes: the generic chain kernels, the quotient
@@ -11051,15 +11074,14 @@ TC__PRIVATE unsigned tc__vm_row_setup(tc__vm_run *R) {
    binary op of its own dtype); the last link's operand is the scalar *s
    when s is set. */
 TC__PRIVATE void tc__vm_ew_links(const void *const *rp, const tc__vm_ins *op, const tc__vm_ins *last,
-                                 int last_op, const void *a, const float *s, void *d, int n) {
+                                 int last_op, const void *a, const float *s, void *d, int n, int nt) {
     if (op == last && s) tc__k_arith_uniform(last_op, TC_FLOAT32, d, a, s, 0, n);
     else if (op == last) tc__k_arith(last_op, (tc_dtype)op->dt, d, a, rp[op->c], n);
     else
-        tc__k_chain_f32(tc__k_chain_code(op->op, op + 2 == last ? op[1].op : last_op,
-                                         op + 2 == last ? last_op : -1),
-                        (float *)d, (const float *)a, (const float *)rp[op->c],
-                        (const float *)rp[op[1].c], op + 2 == last ? (const float *)rp[op[2].c] : NULL,
-                        s, n);
+        (nt ? tc__k_chain_nt_f32 : tc__k_chain_f32)(
+            tc__k_chain_code(op->op, op + 2 == last ? op[1].op : last_op, op + 2 == last ? last_op : -1),
+            (float *)d, (const float *)a, (const float *)rp[op->c], (const float *)rp[op[1].c],
+            op + 2 == last ? (const float *)rp[op[2].c] : NULL, s, n);
 }
 
 /* A float32 chain [op, last] of two or three links that divides by a
@@ -11112,8 +11134,8 @@ TC__PRIVATE int tc__vm_ew_split_chain(const tc__vm_thread *T, const tc__vm_ins *
    lane where it can: a power of two as its reciprocal; one op on the
    scalar kernels (tc__k_div_uni_f32); a chain's first or last link in the
    chain's one pass (tc__k_chain_div_uni_f32: the stencil's (a + b + c) /
-   3, where two passes measured 20% slower than dividing), with streaming
-   stores where nt. */
+   3, where two passes measured 20% slower than dividing). With nt, a
+   chain's stores stream (one op's are plain ones). */
 TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                               unsigned scalar, void *d, void *tmp, int n, int nt) {
     const void *const *rp = (const void *const *)T->rp;
@@ -11129,12 +11151,12 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     if (tc__vm_ew_split(T, op, last)) { /* d / sqrt(var + eps) * g + b */
         if (tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n, nt)) return;
         tc__k_arith_uniform(TC_OP_DIV, TC_FLOAT32, tmp, rp[op->b], rp[op->c], 0, n);
-        tc__vm_ew_links(rp, op + 1, last, last_op, tmp, t, d, n);
+        tc__vm_ew_links(rp, op + 1, last, last_op, tmp, t, d, n, nt);
         return;
     }
     if (last_op == TC_OP_DIV && t && tc__vm_ew_div_chain(T, op, last, last_op, 1, t, d, n, nt))
         return; /* (a + b + c) / 3 */
-    tc__vm_ew_links(rp, op, last, last_op, rp[op->b], t, d, n); /* one pass, divided */
+    tc__vm_ew_links(rp, op, last, last_op, rp[op->b], t, d, n, nt); /* one pass, divided */
 }
 
 /* A reduction along the lanes (type B): the partials it keeps
@@ -11275,17 +11297,19 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
                           : tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     float sv = 0.0f;
-    int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv), ab_folded = 0;
+    int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv), ab_folded = 0, chain_nt = 0;
     int64_t done, blk = TC_BLOCK;
     unsigned char ab_id[8];
     if (row) return row;
     if (acc && id) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
-    if (!acc && !sp->stream && (exp_of || !sp->ew_call) && tc__vm_ew_no_regs(T, op, last, scalar))
-        blk = total < INT_MAX ? total : INT_MAX; /* nothing on registers: the row in one go */
-    if (sp->stream && !acc) blk = TC__VM_STREAM_PIECE;
+    if (!acc && (exp_of || !sp->ew_call) && tc__vm_ew_no_regs(T, op, last, scalar)) {
+        chain_nt = sp->stream && !exp_of && op < last && op->dt == TC_FLOAT32; /* streams itself */
+        if (!sp->stream || chain_nt) blk = total < INT_MAX ? total : INT_MAX; /* the row in one go */
+    }
+    if (sp->stream && !acc && !chain_nt) blk = TC__VM_STREAM_PIECE;
     if (sp->absorb) tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
     for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
-        void *d = acc || sp->stream || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
+        void *d = acc || (sp->stream && !chain_nt) || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < blk ? (int)(total - done) : (int)blk;
         for (in = vs->ins + vs->n_pro; in < op && (done || sp->prefetch); in++) { /* next block */
             if (in->op != TC_OP_LOAD || !sp->reads[in->b].lstride[sp->lane]) continue;
@@ -11298,7 +11322,7 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
         } else if (op == vs->ins + vs->n_ins) {
             d = T->rp[last->a]; /* a bare load */
         } else {
-            tc__vm_ew_op(T, op, last, scalar, d, TC__VM_REG(T, vs->n_regs + 1), n, sp->stream_div);
+            tc__vm_ew_op(T, op, last, scalar, d, TC__VM_REG(T, vs->n_regs + 1), n, sp->stream_div || chain_nt);
         }
         if (sp->ew_call && !exp_of) { /* into the output, or a register to stream or reduce from */
             T->rp[last->a] = d;
@@ -11306,7 +11330,7 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
             tc__vm_do_call(R, last + 1, d, n);
         }
         if (acc) tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, d, done, n);
-        else if (sp->stream) tc__k_stream(w, d, (size_t)n * esz);
+        else if (sp->stream && !chain_nt) tc__k_stream(w, d, (size_t)n * esz);
         if (sp->absorb) ab_folded = tc__vm_ew_absorb(R, ab_id, (const float *)(const void *)w, done, n, blk >= total);
     }
     if (sp->absorb) tc__vm_ew_absorb_store(R, ab_folded);
