@@ -10427,9 +10427,12 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
    Streaming stores pay when several inputs stream in from memory too
    (16M lanes, one thread: a * x + b 17.4 -> 8.9 ms, a + b 10.1 -> 6.7 ms).
    With one input they gain nothing (x * 2 + 1: 4.7 ms either way) or lose
-   (the stencil, its one input read thrice: 4.4 -> 5.4 ms); after a builtin
-   they cost a copy of each block (exp(x) 6.3 -> 7.1 ms, the tanh chain
-   12.8 -> 14.7 ms); in a row group, whose later statements read what the
+   (the stencil, its one input read thrice: 4.4 -> 5.4 ms). After a builtin
+   they cost a copy of each block: on the Xeon that lost (exp(x) 6.3 -> 7.1
+   ms, tanh(a * x + b) 12.8 -> 14.7 ms), on AMD Zen 4 in 128-lane pieces
+   tanh(a * x + b) gains (one thread 15.0-16.8 -> 12.4-13.4 ms, two
+   threads 10.2-11.1 -> 8.7-9.4 ms), so a builtin's value streams too with
+   several input streams; in a row group, whose later statements read what the
    earlier ones left in cache, they lose too (softmax's e / s: 3.7 -> 4.0
    ms): tc__vm_plan_groups turns them off there. */
 TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
@@ -10446,7 +10449,7 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     }
     sp->prefetch = streams == 1 && sp->vs->n_ins - sp->vs->n_pro == 1; /* sum(x) */
     sp->stream_div = sp->stream && streams >= 1;
-    sp->stream &= streams >= 2 && sp->vs->ins[sp->vs->n_ins - 1].op != TC_OP_CALL;
+    sp->stream &= streams >= 2;
 }
 
 /* A float32 chain of two or three links on the element-wise path that
