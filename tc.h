@@ -7262,9 +7262,10 @@ static const struct {
    a fused chain on the row (those stream themselves: tc__k_chain_nt_f32)
    computes and streams this many lanes at a time: the loads and the
    streaming stores then stay interleaved, as in a loop that streams each
-   line it computes (a * x + b over 16M lanes, one thread, AMD EPYC Zen 4:
-   512-lane blocks 10.4 ms, the naive loop with plain stores 10.7,
-   128-lane pieces 8.9 to 9.9, the one-line loop 8.6 to 9.0). */
+   line it computes (a stand-alone C loop of a * x + b over 16M lanes, one
+   thread, AMD EPYC Zen 4, medians of 25 runs: plain stores 10.9-11.5 ms,
+   512-lane blocks each streamed after it 10.1, 128-lane pieces 9.5, each
+   line streamed as it is computed 9.0). */
 #define TC__VM_STREAM_PIECE 128
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -8421,14 +8422,14 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
 }
 
 /* tc__k_chain_f32 with d's whole cache lines written by streaming stores,
-   four lines computed into l at a time: the loads and the stores stay
-   interleaved, and a row is one call (a * x + b over 16M lanes, one
-   thread, AMD Zen 4: 10.2 ms in 128-lane blocks of the bytecode, each
-   streamed after it; 9.0 ms here, as a loop streaming each line). The
-   last link's array operand is not read where s is given. */
-#ifndef TC__K_NT_PIECE
+   TC__K_NT_PIECE lanes (eight lines) computed into l at a time: the loads
+   and the stores stay interleaved, and a row is one call, not one turn of
+   the bytecode's dispatch per piece (a * x + b over 16M lanes, one thread,
+   AMD Zen 4, against a C loop streaming each line in the same process:
+   1.19-1.26x its time in pieces of the bytecode, 1.12x here; pieces of 64
+   and 256 lanes did no better). The last link's array operand is not read
+   where s is given. */
 #define TC__K_NT_PIECE 128
-#endif
 TC__PRIVATE void tc__k_chain_nt_f32(int code, float *d, const float *a, const float *b, const float *c,
                                     const float *e, const float *s, int n) {
     float l[TC__K_NT_PIECE];
