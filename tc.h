@@ -8433,14 +8433,16 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
 TC__PRIVATE void tc__k_chain_nt_f32(int code, float *d, const float *a, const float *b, const float *c,
                                     const float *e, const float *s, int n) {
     float l[TC__K_NT_PIECE];
-    int pair = code % 5 == 0, o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), k;
+    int c_lanes = !(code % 5 == 0 && s), e_lanes = e && !s; /* c, e arrays read per lane */
+    int o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k;
     if (o > n) o = n;
     tc__k_chain_f32(code, d, a, b, c, e, s, o); /* up to d's first whole line */
-    for (; o + TC__K_NT_PIECE <= n; o += TC__K_NT_PIECE) {
-        tc__k_chain_f32(code, l, a + o, b + o, pair && s ? c : c + o, e && !s ? e + o : e, s, TC__K_NT_PIECE);
-        for (k = 0; k < TC__K_NT_PIECE; k += 16) TC__STREAM_LINE(d + o + k, l + k);
+    for (; o < n; o += m) { /* whole pieces streamed; the last part piece stored plainly */
+        m = n - o < TC__K_NT_PIECE ? n - o : TC__K_NT_PIECE;
+        tc__k_chain_f32(code, m == TC__K_NT_PIECE ? l : d + o, a + o, b + o, c_lanes ? c + o : c,
+                        e_lanes ? e + o : e, s, m);
+        for (k = 0; m == TC__K_NT_PIECE && k < m; k += 16) TC__STREAM_LINE(d + o + k, l + k);
     }
-    tc__k_chain_f32(code, d + o, a + o, b + o, pair && s ? c : c + o, e && !s ? e + o : e, s, n - o);
 }
 
 /* The chain code of ops o1, o2 (then o3; -1: a pair), as the kernels'
@@ -8513,10 +8515,7 @@ TC__PRIVATE void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRI
                     m_ = m_ > n_ ? m_ : n_;                                                  \
                     lw[i] = lw[i] > m_ ? lw[i] : m_;                                         \
                 }                                                                            \
-                TC__STREAM_LINE(d + j, l_);                                                  \
-                TC__STREAM_LINE(d + j + 16, l_ + 16);                                        \
-                TC__STREAM_LINE(d + j + 32, l_ + 32);                                        \
-                TC__STREAM_LINE(d + j + 48, l_ + 48);                                        \
+                for (i = 0; i < 64; i += 16) TC__STREAM_LINE(d + j + i, l_ + i);              \
             }                                                                                \
             for (; j + 16 <= e; j += 16) {                                                   \
                 float l_[16];                                                                \
@@ -10423,8 +10422,9 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
    in (a * x + b), a block's prefetches, one burst per tensor, had paid on
    a Xeon (the hardware prefetchers fell behind there), but on AMD Zen 4
    they stall on free fill buffers: a * x + b over 16M lanes, one thread,
-   15.9 -> 11.6 ms without them, tanh(a * x + b) 30 -> 15 ms, the rest
-   unchanged. With one stream (stencils, rows) they only cost.
+   15.9 -> 11.6 ms without them, tanh(a * x + b) 30 -> 15 ms; sum, softmax,
+   layernorm, rowsum and mv moved within the noise. With one stream
+   (stencils, rows) they only cost.
    Streaming stores pay when several inputs stream in from memory too
    (16M lanes, one thread: a * x + b 17.4 -> 8.9 ms, a + b 10.1 -> 6.7 ms).
    With one input they gain nothing (x * 2 + 1: 4.7 ms either way) or lose
