@@ -8428,19 +8428,24 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
    AMD Zen 4, against a C loop streaming each line in the same process:
    1.19-1.26x its time in pieces of the bytecode, 1.12x here; pieces of 64
    and 256 lanes did no better). The last link's array operand is not read
-   where s is given. */
+   where s is given. Code TC__FXR_ONE + op: the one op a[i] op *s. */
 #define TC__K_NT_PIECE 128
+TC__PRIVATE void tc__k_chain_piece_f32(int code, float *d, const float *a, const float *b, const float *c,
+                                       const float *e, const float *s, int n) {
+    if (code >= TC__FXR_ONE) tc__k_arith_uni_f32(TC_OP_ADD + code - TC__FXR_ONE, d, a, *s, 0, n);
+    else tc__k_chain_f32(code, d, a, b, c, e, s, n);
+}
 TC__PRIVATE void tc__k_chain_nt_f32(int code, float *d, const float *a, const float *b, const float *c,
                                     const float *e, const float *s, int n) {
     float l[TC__K_NT_PIECE];
-    int c_lanes = !(code % 5 == 0 && s), e_lanes = e && !s; /* c, e arrays read per lane */
-    int o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k;
+    int b_lanes = code < TC__FXR_ONE, c_lanes = b_lanes && !(code % 5 == 0 && s), e_lanes = e && !s;
+    int o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k; /* b, c, e: arrays read per lane */
     if (o > n) o = n;
-    tc__k_chain_f32(code, d, a, b, c, e, s, o); /* up to d's first whole line */
+    tc__k_chain_piece_f32(code, d, a, b, c, e, s, o); /* up to d's first whole line */
     for (; o < n; o += m) { /* whole pieces streamed; the last part piece stored plainly */
         m = n - o < TC__K_NT_PIECE ? n - o : TC__K_NT_PIECE;
-        tc__k_chain_f32(code, m == TC__K_NT_PIECE ? l : d + o, a + o, b + o, c_lanes ? c + o : c,
-                        e_lanes ? e + o : e, s, m);
+        tc__k_chain_piece_f32(code, m == TC__K_NT_PIECE ? l : d + o, a + o, b_lanes ? b + o : b,
+                              c_lanes ? c + o : c, e_lanes ? e + o : e, s, m);
         for (k = 0; m == TC__K_NT_PIECE && k < m; k += 16) TC__STREAM_LINE(d + o + k, l + k);
     }
 }
@@ -9576,7 +9581,8 @@ typedef struct tc__vm_splan {
     int init;           /* 1: fill the tensor with the identity first */
     int fused;          /* `!` folded into the accumulator: the store assigns */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
-    int stream;         /* ... a large one nothing reads later: streaming stores */
+    int stream_ok;      /* ... a large one nothing reads later (tc__vm_plan_direct) */
+    int stream;         /* ... whose stores stream (tc__vm_plan_prefetch, tc__vm_plan_groups) */
     int stream_div;     /* ... made by the division chain's own kernel (tc__vm_plan_stream_div) */
     int prefetch;       /* several large tensors stream in: software prefetch */
     int ew;             /* element-wise fast path: loads into the tensors, then one op */
@@ -10042,7 +10048,8 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      output rows (2x2 windows: one pass over pairs of adjacent elements);
    - `=` into a contiguous row: the last instruction stores directly; a
      large output nothing reads later, whose several inputs stream from
-     memory, bypasses the caches (TC_STREAM_BYTES, tc__vm_plan_prefetch);
+     memory (or come from cache, in a row group), bypasses the caches
+     (TC_STREAM_BYTES, tc__vm_plan_prefetch);
    - element-wise statements, and reductions along the row, each row of
      any other reduction loops onto the same partials in the bytecode's
      order (contiguous or row-uniform loads and work on row-uniform values,
@@ -10433,9 +10440,13 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
    ms, tanh(a * x + b) 12.8 -> 14.7 ms), on AMD Zen 4 in 128-lane pieces
    tanh(a * x + b) gains (one thread 15.0-16.8 -> 12.4-13.4 ms, two
    threads 10.2-11.1 -> 8.7-9.4 ms), so a builtin's value streams too with
-   several input streams; in a row group, whose later statements read what the
-   earlier ones left in cache, they lose too (softmax's e / s: 3.7 -> 4.0
-   ms): tc__vm_plan_groups turns them off there. */
+   several input streams. In a row group (tc__vm_plan_groups) a statement's
+   inputs come from cache, what earlier statements left there, so there a
+   large output nothing reads later streams whatever the inputs: the row's
+   stores skip the read of each line first (layernorm's Y, 4096 rows of
+   1024, AMD Zen 4: one thread 3.5 -> 2.3 ms, two threads 2.6 -> 1.6 ms;
+   softmax's e / s within the noise; on the Xeon that had lost, softmax 3.7
+   -> 4.0 ms, but there the stores were a copy of each block). */
 TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     int k, j, streams = 0;
     if (sp->lane < 0) return;
@@ -10619,8 +10630,9 @@ TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
     if (sp->lane >= 0 && (sp->lane >= rank || P->ts[sp->wt][sp->lane] != 1)) return;
     if (tc__vm_stmt_reads(vs, sp->wt)) return;
     sp->direct = 1;
-    sp->stream = TC_STREAM_BYTES > 0 && sp->lane >= 0 && tc__vm_unread_after(P, sp) &&
-                 sp->work * (double)tc_dtype_size(t) >= (double)TC_STREAM_BYTES;
+    sp->stream_ok = TC_STREAM_BYTES > 0 && sp->lane >= 0 && tc__vm_unread_after(P, sp) &&
+                    sp->work * (double)tc_dtype_size(t) >= (double)TC_STREAM_BYTES;
+    sp->stream = sp->stream_ok;
 }
 
 /* The value is one plain read (LOAD is the whole program), reduced over
@@ -11125,11 +11137,11 @@ TC__PRIVATE const float *tc__vm_ew_last_scalar(const tc__vm_thread *T, const tc_
 /* A chain that divides first by a lane-uniform value (tc__vm_ew_split) in
    one pass on n lanes into d; 0 where the kernel declines. */
 TC__PRIVATE int tc__vm_ew_split_chain(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
-                                      unsigned scalar, void *d, int n) {
+                                      unsigned scalar, void *d, int n, int nt) {
     int last_op;
     float sv;
     const float *t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv);
-    return tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n, 0);
+    return tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n, nt);
 }
 
 /* The op of the element-wise fast path on n lanes into d: a fused chain or
@@ -11147,6 +11159,12 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     int last_op;
     float sv;
     if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
+        if (nt && scalar != op->b && op->dt == TC_FLOAT32 && tc__k_arith_uniform_ok(op->op, TC_FLOAT32)) {
+            t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv); /* softmax's e / s, streamed */
+            tc__k_chain_nt_f32(tc__k_chain_code(last_op, -1, -1), (float *)d, (const float *)rp[op->b], NULL,
+                               NULL, NULL, t, n);
+            return;
+        }
         tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, rp[scalar == op->b ? op->c : op->b],
                             rp[scalar], scalar == op->b, n);
         return;
@@ -11391,7 +11409,7 @@ TC__PRIVATE void tc__vm_row_stmt(tc__vm_run *R, const void *id) {
     unsigned char *acc = (unsigned char *)TC__VM_REG(T, vs->n_regs), ab_id[8];
     unsigned scalar;
     float sv;
-    int r;
+    int r, nt = sp->stream || sp->stream_div; /* the kernels stream what they can */
     if (sp->row_form == TC__VM_ROW_GENERIC) {
         if (sp->lane_red) tc__vm_ew_reduce(R, id);
         else tc__vm_ew_run(R, tc__vm_extent(sp, 1), NULL, NULL);
@@ -11405,14 +11423,14 @@ TC__PRIVATE void tc__vm_row_stmt(tc__vm_run *R, const void *id) {
         return;
     }
     if (sp->row_form == TC__VM_ROW_SPLIT) {
-        if (!tc__vm_ew_split_chain(T, op, last, scalar, w, sp->row_n)) tc__vm_ew_run(R, sp->row_n, NULL, NULL);
+        if (!tc__vm_ew_split_chain(T, op, last, scalar, w, sp->row_n, nt)) tc__vm_ew_run(R, sp->row_n, NULL, NULL);
         return;
     }
     if (sp->row_form == TC__VM_ROW_EXP) {
         memcpy(&sv, T->rp[scalar], sizeof sv);
         tc__math_block_exp_of((float *)(void *)w, (const float *)T->rp[op->b], op->op, sv, sp->row_n);
     } else {
-        tc__vm_ew_op(T, op, last, scalar, w, TC__VM_REG(T, vs->n_regs + 1), sp->row_n, 0);
+        tc__vm_ew_op(T, op, last, scalar, w, TC__VM_REG(T, vs->n_regs + 1), sp->row_n, nt);
     }
     if (sp->absorb) {
         tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
@@ -12242,8 +12260,9 @@ TC__PRIVATE tc_status tc__vm_plan_groups(tc_plan *P) {
             while (t < n && tc__vm_group_ok(P, s, t)) work += P->stmts[t++].work;
         P->group_end[s] = t;
         if (t == s + 1) continue;
-        for (u = s; u < t; u++) { /* see tc__vm_plan_prefetch */
-            P->stmts[u].stream = P->stmts[u].stream_div = 0;
+        for (u = s; u < t; u++) { /* inputs from cache: see tc__vm_plan_prefetch */
+            P->stmts[u].stream = P->stmts[u].stream_div = P->stmts[u].stream_ok;
+            tc__vm_plan_stream_div(&P->stmts[u]);
             if (u > s) P->stmts[u].prefetch = 0; /* reads what the group left in cache */
         }
         rows = tc__vm_extent(&P->stmts[s], 0);
@@ -12296,7 +12315,7 @@ TC__PRIVATE int tc__vm_rows_ok(const tc_plan *P, int g) {
     for (t = g; t < P->group_end[g]; t++) {
         const tc__vm_splan *sp = &P->stmts[t];
         if (sp->empty || sp->absorbed) continue;
-        if (!sp->ew || sp->n_loops != 2 || sp->lane != 1 || sp->stream || sp->n_red) return 0;
+        if (!sp->ew || sp->n_loops != 2 || sp->lane != 1 || sp->n_red) return 0;
     }
     return P->group_end[g] > g + 1;
 }
