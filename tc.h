@@ -9146,10 +9146,10 @@ TC__VM_TYPES(TC__VM_RED_MEM)
         }                                                                                    \
     }
 /* 2x2 min or max pooling (TC__VM_RED_PAIR_ROWS with qo, z and n >= 16), a
-   kernel of its own: as a case of the generic one the same loop took
-   about 15% more time (AMD Zen 4, 64 planes of 112x112 from the L3 cache;
-   its rows' alias checks), so the benchmark's pooling was slower than a
-   C loop. */
+   kernel of its own: as a case of the generic one the same inner loop took
+   about 15% more time (AMD Zen 4, 64 planes of 112x112 from the L3 cache,
+   in one process: 0.83x a naive C loop's speed then, 0.92x now; why, the
+   machine code did not show: the inner loops are alike). */
 #define TC__VM_POOL2_LOOP(OP, sfx, T)                                                         \
     for (j = 0; j < rows; j++) {                                                             \
         T *TC__RESTRICT d = dv + j * ds;                                                     \
