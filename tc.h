@@ -10477,8 +10477,8 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
    large output nothing reads later streams whatever the inputs: the row's
    stores skip the read of each line first (layernorm's Y, 4096 rows of
    1024, AMD Zen 4: one thread 3.5 -> 2.3 ms, two threads 2.6 -> 1.6 ms;
-   softmax's e / s within the noise; on the Xeon that had lost, softmax 3.7
-   -> 4.0 ms, but there the stores were a copy of each block). */
+   softmax's e / s within the noise; on the Xeon, streaming in row groups
+   had lost: softmax 3.7 -> 4.0 ms). */
 TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     int k, j, streams = 0;
     if (sp->lane < 0) return;
