@@ -9083,11 +9083,11 @@ TC__VM_TYPES(TC__VM_RED_MEM)
    identity), acc starts at *z instead of its contents: acc is only
    written, so a fused `!` reduces straight into the output row in one
    pass, with the same sequence of operations as a filled accumulator. */
+#define TC__VM_RM_QUAD(OP, sfx, A) /* the 2x2 window of lane i, in the order it reads */ \
+    OP##sfx(OP##sfx(OP##sfx(OP##sfx(A, p[2 * i]), p[2 * i + 1]), q[2 * i]), q[2 * i + 1])
 #define TC__VM_RM_PAIR(OP, sfx, from, to, A)                                                 \
     if (q) {                                                                                 \
-        for (i = (from); i < (to); i++)                                                      \
-            d[i] = OP##sfx(OP##sfx(OP##sfx(OP##sfx(A, p[2 * i]), p[2 * i + 1]), q[2 * i]),   \
-                           q[2 * i + 1]);                                                    \
+        for (i = (from); i < (to); i++) d[i] = TC__VM_RM_QUAD(OP, sfx, A);                   \
     } else {                                                                                 \
         for (i = (from); i < (to); i++) d[i] = OP##sfx(OP##sfx(A, p[2 * i]), p[2 * i + 1]);  \
     }
@@ -9154,12 +9154,10 @@ TC__VM_TYPES(TC__VM_RED_MEM)
     for (j = 0; j < rows; j++) {                                                             \
         T *TC__RESTRICT d = dv + j * ds;                                                     \
         const T *TC__RESTRICT p = pv + j * s, *TC__RESTRICT q = p + qo;                      \
-        for (i = 0; i < n16; i++)                                                            \
-            d[i] = OP##sfx(OP##sfx(OP##sfx(OP##sfx(z, p[2 * i]), p[2 * i + 1]), q[2 * i]), q[2 * i + 1]); \
+        for (i = 0; i < n16; i++) d[i] = TC__VM_RM_QUAD(OP, sfx, z);                         \
         if (n16 == n) continue;                                                              \
-        d += n - 16, p += 2 * (n - 16), q += 2 * (n - 16);                                   \
-        for (i = 0; i < 16; i++)                                                             \
-            d[i] = OP##sfx(OP##sfx(OP##sfx(OP##sfx(z, p[2 * i]), p[2 * i + 1]), q[2 * i]), q[2 * i + 1]); \
+        d += n - 16, p += 2 * (n - 16), q += 2 * (n - 16); /* an overlapping last 16 */      \
+        for (i = 0; i < 16; i++) d[i] = TC__VM_RM_QUAD(OP, sfx, z);                          \
     }
 #define TC__VM_POOL2_ROWS(sfx, DT, T, W, K)                                                  \
     TC__PRIVATE void tc__k_pool2_rows_##sfx(int max, T *dv, int64_t ds, const T *pv, int64_t s, \
@@ -9174,6 +9172,7 @@ TC__VM_TYPES(TC__VM_RED_PAIR_ROWS)
 #undef TC__VM_RED_PAIR_ROWS
 #undef TC__VM_POOL2_ROWS
 #undef TC__VM_POOL2_LOOP
+#undef TC__VM_RM_QUAD
 #undef TC__VM_RED_PAIR
 #undef TC__VM_RM_PAIR_OPS
 #undef TC__VM_RM_PAIR_IDEM
