@@ -187,7 +187,7 @@ typedef struct tc_tensor {
     int rank;
     int64_t shape[TC_MAX_RANK];
     const int64_t *strides; /* NULL: contiguous */
-    void *data;
+    void *data;             /* aligned to the element size */
 } tc_tensor;
 
 typedef struct tc_program tc_program; /* opaque, immutable, shareable across threads */
@@ -11815,15 +11815,31 @@ TC__PRIVATE tc_status tc__vm_check_strides(const tc_ir_tensor *t, const tc_tenso
     return TC_OK;
 }
 
+/* data at a multiple of its element size: the kernels load and store
+   whole elements (vectors, streaming stores to whole cache lines), which
+   a misaligned address would fault on or tear. */
+TC__PRIVATE tc_status tc__vm_check_align(const char *name, const void *data, tc_dtype t,
+                                         tc_error *err) {
+    size_t esz = tc_dtype_size(t);
+    if (data && esz > 1 && (uintptr_t)data % esz)
+        return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
+                             "%s: data is not aligned to its element size (%s, %d bytes)", name,
+                             tc_dtype_name(t), (int)esz);
+    return TC_OK;
+}
+
 /* dtype, rank and shape of an input or caller output against the
    signature: TC_ERR_TYPE for the dtype, TC_ERR_SHAPE for rank and extents
-   (out-of-range values included), each naming the tensor. */
+   (out-of-range values included), each naming the tensor; its data's
+   alignment. */
 TC__PRIVATE tc_status tc__vm_check_arg(const tc_ir_tensor *t, const tc_tensor *x, tc_error *err) {
+    tc_status rc;
     int d;
     if ((unsigned)x->dtype >= TC_DTYPE_COUNT || x->dtype != t->dtype)
         return tc__set_error(err, TC_ERR_TYPE, "%s: expected dtype %s, given %s", t->name,
                              tc_dtype_name(t->dtype),
                              (unsigned)x->dtype < TC_DTYPE_COUNT ? tc_dtype_name(x->dtype) : "?");
+    if ((rc = tc__vm_check_align(t->name, x->data, x->dtype, err)) != TC_OK) return rc;
     if (x->rank != t->rank)
         return tc__set_error(err, TC_ERR_SHAPE, "%s: expected rank %d, given rank %d", t->name,
                              t->rank, x->rank);
@@ -12886,6 +12902,7 @@ TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err)
 
 /* The inputs of a plan run must be those the plan was made for. */
 TC__PRIVATE tc_status tc__vm_same_inputs(const tc_plan *P, const tc_tensor *in, tc_error *err) {
+    tc_status rc;
     int i, d;
     for (i = 0; i < P->ir->n_inputs; i++) {
         const tc_tensor *a = &P->in_desc[i], *b = &in[i];
@@ -12902,6 +12919,7 @@ TC__PRIVATE tc_status tc__vm_same_inputs(const tc_plan *P, const tc_tensor *in, 
                                  "input %s differs from the one the plan was made for", name);
         if (P->numel[i] > 0 && !b->data)
             return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "input %s: data is NULL", name);
+        if ((rc = tc__vm_check_align(name, b->data, b->dtype, err)) != TC_OK) return rc;
         if (b->rank == 0 && tc__dtype_is_int(b->dtype)) {
             int64_t v = 0;
             int k, used = 0;

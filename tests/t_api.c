@@ -227,7 +227,7 @@ static void test_wrong_tensors(void) {
     static const int64_t min_strides[2] = {INT64_MIN, 1};
     tc_program *p = api_compile(mm_src);
     tc_tensor in[2], out[1];
-    float obuf[8];
+    float obuf[8], spare[16] = {0};
     tc_run_desc rd;
     tc_error err;
     tc_status st;
@@ -255,6 +255,9 @@ static void test_wrong_tensors(void) {
     API_TRY(in[1].shape[0] = 4, TC_ERR_SHAPE, "Beta"); /* K: 3 vs 4 */
     API_TRY(in[0].shape[1] = -3, TC_ERR_SHAPE, "Alpha");
     API_TRY(in[1].data = NULL, TC_ERR_INVALID_ARGUMENT, "Beta");
+    API_TRY(in[0].data = (char *)spare + 1, TC_ERR_INVALID_ARGUMENT, "Alpha"); /* misaligned */
+    API_TRY(in[1].data = (char *)spare + 2, TC_ERR_INVALID_ARGUMENT, "Beta");
+    API_TRY(out[0].data = (char *)spare + 3, TC_ERR_INVALID_ARGUMENT, "Gamma");
     API_TRY(out[0].dtype = TC_FLOAT64, TC_ERR_TYPE, "Gamma");
     API_TRY(out[0].rank = 1, TC_ERR_SHAPE, "Gamma");
     API_TRY(out[0].shape[1] = 5, TC_ERR_SHAPE, "Gamma");
@@ -430,6 +433,12 @@ static void test_plan_pool_misuse(void) {
         CHECK(tc_plan_run(plan, &rd, &err) != TC_OK && api_untouched(obuf, 8));
         in[0].shape[0] = 2;
         CHECK(tc_plan_run(plan, &rd, &err) == TC_OK && obuf[5] == 5);
+        api_poison(obuf, 8); /* a run's data must be aligned as its plan's was */
+        in[1].data = (char *)in[1].data + 1;
+        CHECKF(tc_plan_run(plan, &rd, &err) == TC_ERR_INVALID_ARGUMENT && api_untouched(obuf, 8) &&
+                   strstr(err.msg, "Beta") && strstr(err.msg, "aligned"),
+               "misaligned input at plan run: %s", err.msg);
+        in[1].data = (char *)in[1].data - 1;
         tc_plan_free(plan);
     }
     CHECK(tc_pool_create(0, NULL, &pool, &err) == TC_ERR_INVALID_ARGUMENT && pool == NULL);
