@@ -246,6 +246,10 @@ static const kc_case kc_cases[] = {
     {"maxpool-wide", KC_MAXPOOL, "N=1 C=2 H=5 W=1100", 0, KC_EXACT, 0}, /* rows of 2 blocks */
     {"maxpool-16", KC_MAXPOOL, "N=2 C=2 H=6 W=32", 0, KC_EXACT, 0},  /* rows of 16 lanes */
     {"maxpool-17", KC_MAXPOOL, "N=2 C=2 H=6 W=35", 0, KC_EXACT, 0},  /* 16 and an overlap */
+    /* rows of 35 that run on across cache lines (streamed: t_stream) */
+    {"maxpool-35", KC_MAXPOOL, "N=2 C=3 H=10 W=70", 0, KC_EXACT, 0},
+    {"minpool-35", KC_POOL("min=!", "float", "2", "2", "2"), "N=3 C=2 H=11 W=71", 0, KC_EXACT,
+     0},
     {"maxpool-acc", KC_POOL("max=", "float", "2", "2", "2"), "N=2 C=3 H=10 W=14", "I=-2:2",
      KC_EXACT, 1},
     {"minpool-acc-zero", KC_POOL("min=", "float", "2", "2", "2"), "N=2 C=3 H=10 W=14", 0,

@@ -1,7 +1,7 @@
 /* t_stream: t_kernels again with two routes forced on that the suite's
    sizes and flags would not take (each is independent of the other):
    - TC_STREAM_BYTES 1: every output the VM may write with non-temporal
-     stores takes that path (the default threshold, 8 MiB, is past every
+     stores takes that path (the default threshold, 16 MiB, is past every
      test case);
    - TC_FAST_FMA 1: the kernels of a target with a fast fma, although the
      flags name no -march (fmaf is libm's then: exact, only slower).
