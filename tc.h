@@ -9750,6 +9750,20 @@ typedef struct tc__vm_splan {
     int n_row_pf;
 } tc__vm_splan;
 
+/* The registers of a statement of a row group run row by row
+   (tc__vm_group_rows): each of the group's statements has its own, so what
+   its prologue made stays there for every row (in one shared file the
+   group's other statements overwrote it, and it was put back before each
+   row), and where its row steps' loads are in the chunk, found once. */
+typedef struct tc__vm_regfile {
+    unsigned char *regs;
+    void **rp;
+    unsigned char *uni;
+    unsigned char id[8]; /* the statement's identity */
+    const unsigned char **row0; /* per row step (tc__vm_rowstep): its load's address at row 0 */
+    int64_t *step;              /* ... and a row's step, for this chunk (staged rows: 0) */
+} tc__vm_regfile;
+
 typedef struct tc__vm_thread {
     unsigned char *regs; /* (n_regs + 2) registers of TC_BLOCK * 8 bytes */
     unsigned char *pack; /* packed Y columns of the contraction microkernel */
@@ -9764,8 +9778,7 @@ typedef struct tc__vm_thread {
     unsigned char **stage; /* per tensor: this thread's staged rows, or NULL */
     const unsigned char **rowp; /* per instruction, a load of the element-wise path: its
                                    row's first element */
-    unsigned char *saved; /* a row group run row by row: per statement, its prologue's
-                             registers (lane 0) and uniform flags, then its identity */
+    struct tc__vm_regfile *own; /* a row group run row by row: per statement, its own */
     tc_error err;
 } tc__vm_thread;
 
@@ -9794,9 +9807,11 @@ struct tc_plan {
     int *stage_group;                /* per tensor: the row group whose chunks hold its rows
                                         per thread (tc__vm_plan_staging), or -1 */
     int64_t *stage_bytes;            /* per tensor: the bytes of one chunk's rows */
+    int64_t *stage_row;              /* ... and of one row */
+    int *stage_first, *stage_next;   /* the staged tensors of the group a statement starts:
+                                        the first, the next after a tensor; -1 ends */
     unsigned char *group_rows;       /* per statement: the row group it starts runs row by row
                                         (tc__vm_plan_group_rows) */
-    int *saved0;                     /* per statement: its first slot in a thread's `saved` */
 };
 
 /* ==== [tc:vm] The block VM ==================================================
@@ -9859,12 +9874,18 @@ TC__PRIVATE int tc__vm_check_lanes(tc__vm_run *R, int slot, const uint8_t *m, in
    past the tensor (the address is computed in integers). */
 TC__PRIVATE void tc__vm_prefetch(const void *base, int64_t byte_off, int bytes, int write) {
 #if defined(__GNUC__) || defined(__clang__)
-    uintptr_t p = (uintptr_t)base + (uintptr_t)byte_off;
-    int q;
-    for (q = 0; q < bytes; q += 64) {
-        if (write) __builtin_prefetch((const void *)(p + (uintptr_t)q), 1);
-        else __builtin_prefetch((const void *)(p + (uintptr_t)q), 0);
+    uintptr_t p = (uintptr_t)base + (uintptr_t)byte_off, end = p + (uintptr_t)(bytes > 0 ? bytes : 0);
+    if (write) {
+        for (; p < end; p += 64) __builtin_prefetch((const void *)p, 1);
+        return;
     }
+    for (; p + 256 <= end; p += 256) { /* a row group prefetches 64 lines a row */
+        __builtin_prefetch((const void *)p, 0);
+        __builtin_prefetch((const void *)(p + 64), 0);
+        __builtin_prefetch((const void *)(p + 128), 0);
+        __builtin_prefetch((const void *)(p + 192), 0);
+    }
+    for (; p < end; p += 64) __builtin_prefetch((const void *)p, 0);
 #else
     (void)base; (void)byte_off; (void)bytes; (void)write;
 #endif
@@ -11181,7 +11202,9 @@ TC__PRIVATE void tc__vm_ew_load(tc__vm_thread *T, unsigned a, const unsigned cha
                                 size_t esz) {
     if (uniform) {
         T->rp[a] = TC__VM_REG(T, a);
-        memcpy(T->rp[a], p, esz);
+        if (esz == 4) memcpy(T->rp[a], p, 4); /* a move, not a call */
+        else if (esz == 8) memcpy(T->rp[a], p, 8);
+        else memcpy(T->rp[a], p, esz);
         T->uni[a] = (unsigned char)(TC__VM_UNI | esz);
     } else {
         T->rp[a] = (void *)(uintptr_t)p; /* read only */
@@ -11240,12 +11263,18 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
    for it, each load's pointer the tensor's plus its row's offset. */
 TC__PRIVATE unsigned tc__vm_row_setup(tc__vm_run *R) {
     const tc__vm_splan *sp = R->sp;
-    const tc__vm_rowstep *s, *end = sp->rsteps + sp->n_rsteps;
     tc__vm_thread *T = R->T;
+    const tc__vm_regfile *f = &T->own[sp - R->P->stmts];
     size_t esz = tc_dtype_size(sp->vs->vdt);
-    for (s = sp->rsteps; s < end; s++) {
-        if (s->tensor < 0) tc__vm_ew_uniform_step(R, s->in);
-        else tc__vm_ew_load(T, s->in->a, T->ptr[s->tensor] + s->off + T->idx[0] * s->step, s->uniform, esz);
+    int64_t i = T->idx[0];
+    int k;
+    for (k = 0; k < sp->n_rsteps; k++) {
+        const tc__vm_rowstep *s = &sp->rsteps[k];
+        if (s->tensor < 0) {
+            if (!tc__vm_uniform_scalar(T, s->in)) tc__vm_exec_range(R, s->in, s->in + 1, 1);
+        } else {
+            tc__vm_ew_load(T, s->in->a, f->row0[k] + i * f->step[k], s->uniform, esz);
+        }
     }
     return sp->row_scalar;
 }
@@ -11534,13 +11563,15 @@ TC__PRIVATE void tc__vm_lane_store(tc__vm_run *R, void *acc) {
    value) and stored as the output element at w. */
 TC__PRIVATE void tc__vm_ew_reduce_store(tc__vm_run *R, unsigned char *acc, int folded, unsigned char *w) {
     const tc__vm_splan *sp = R->sp;
+    tc_dtype wdt = R->P->ir->tensors[sp->wt].dtype;
+    tc_reduce red = sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce;
     unsigned char h[8];
     if (!folded) {
         tc__k_fold(sp->vs->vdt, sp->st->reduce, acc, tc__vm_lane_width(sp), h);
         acc = h;
     }
-    tc__k_store(R->P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, w, 0,
-                acc, 1);
+    if (red == TC_REDUCE_ASSIGN && wdt == TC_FLOAT32 && sp->vs->vdt == TC_FLOAT32) memcpy(w, acc, 4);
+    else tc__k_store(wdt, red, w, 0, acc, 1);
 }
 /* One output element of a reduction on the element-wise fast path: the
    row's blocks reduced into acc's lanes, folded, stored (the operations and
@@ -12622,11 +12653,10 @@ TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
 #define TC__VM_ROW_CHUNK 64
 
 TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P, int nt) {
-    int g, t, slots = 0, n = P->ir->n_stmts;
+    int g, t, n = P->ir->n_stmts;
     unsigned char *uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
     P->group_rows = (unsigned char *)tc__plan_alloc(P, (size_t)n + 1, 1);
-    P->saved0 = (int *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int));
-    if (!P->group_rows || !P->saved0 || !uni) return TC_ERR_OUT_OF_MEMORY;
+    if (!P->group_rows || !uni) return TC_ERR_OUT_OF_MEMORY;
     for (g = 0; g < n; g = P->group_end[g]) {
         int64_t most = tc__vm_extent(&P->stmts[g], 0) / TC__VM_ROW_CHUNK;
         P->group_rows[g] = (unsigned char)tc__vm_rows_ok(P, g);
@@ -12638,11 +12668,6 @@ TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P, int nt) {
                 return TC_ERR_OUT_OF_MEMORY;
         if (P->group_rows[g] && tc__vm_plan_row_prefetch(P, g) != TC_OK) return TC_ERR_OUT_OF_MEMORY;
     }
-    for (t = 0; t < n; t++) { /* a slot per prologue instruction, one for the identity */
-        P->saved0[t] = slots;
-        slots += P->stmts[t].vs->n_pro + 1;
-    }
-    P->saved0[n] = slots;
     return TC_OK;
 }
 
@@ -12681,16 +12706,45 @@ TC__PRIVATE tc_status tc__vm_plan_staging(tc_plan *P) {
     int t;
     P->stage_group = (int *)tc__plan_alloc(P, (size_t)ir->n_tensors + 1, sizeof(int));
     P->stage_bytes = (int64_t *)tc__plan_alloc(P, (size_t)ir->n_tensors + 1, sizeof(int64_t));
-    if (!P->stage_group || !P->stage_bytes) return TC_ERR_OUT_OF_MEMORY;
-    for (t = 0; t < ir->n_tensors; t++) {
+    P->stage_row = (int64_t *)tc__plan_alloc(P, (size_t)ir->n_tensors + 1, sizeof(int64_t));
+    P->stage_first = (int *)tc__plan_alloc(P, (size_t)ir->n_stmts + 1, sizeof(int));
+    P->stage_next = (int *)tc__plan_alloc(P, (size_t)ir->n_tensors + 1, sizeof(int));
+    if (!P->stage_group || !P->stage_bytes || !P->stage_row || !P->stage_first || !P->stage_next)
+        return TC_ERR_OUT_OF_MEMORY;
+    for (t = 0; t < ir->n_stmts; t++) P->stage_first[t] = -1;
+    for (t = ir->n_tensors - 1; t >= 0; t--) { /* listed in tensor order */
         int g = tc__vm_stage_group(P, t);
         int64_t rows = 0, ch;
         P->stage_group[t] = g;
         if (g < 0) continue;
+        P->stage_next[t] = P->stage_first[g];
+        P->stage_first[g] = t;
         ch = P->group_chunks[g];
         rows = P->group_rows[g] ? 1 : (tc__vm_extent(&P->stmts[g], 0) + ch - 1) / ch;
-        P->stage_bytes[t] = rows * P->ts[t][0] * (int64_t)tc_dtype_size(ir->tensors[t].dtype);
+        P->stage_row[t] = P->ts[t][0] * (int64_t)tc_dtype_size(ir->tensors[t].dtype);
+        P->stage_bytes[t] = rows * P->stage_row[t];
     }
+    return TC_OK;
+}
+
+/* A thread's registers of its own for each statement of a row group run
+   row by row (tc__vm_regfile). */
+TC__PRIVATE tc_status tc__vm_plan_own_regs(tc_plan *P, tc__vm_thread *T) {
+    int g, t;
+    T->own = (tc__vm_regfile *)tc__plan_alloc(P, (size_t)P->ir->n_stmts + 1, sizeof(tc__vm_regfile));
+    if (!T->own) return TC_ERR_OUT_OF_MEMORY;
+    for (g = 0; g < P->ir->n_stmts; g = P->group_end[g])
+        for (t = g; t < P->group_end[g] && P->group_rows[g]; t++) {
+            tc__vm_regfile *f = &T->own[t];
+            size_t n = (size_t)P->stmts[t].vs->n_regs + 2; /* its own, the partials, a scratch block */
+            unsigned char *r = (unsigned char *)tc__plan_alloc(P, n * TC_BLOCK * 8 + 64, 1);
+            f->rp = (void **)tc__plan_alloc(P, n, sizeof(void *));
+            f->uni = (unsigned char *)tc__plan_alloc(P, n, 1);
+            f->row0 = (const unsigned char **)tc__plan_alloc(P, (size_t)P->stmts[t].n_rsteps + 1, sizeof(void *));
+            f->step = (int64_t *)tc__plan_alloc(P, (size_t)P->stmts[t].n_rsteps + 1, sizeof(int64_t));
+            if (!r || !f->rp || !f->uni || !f->row0 || !f->step) return TC_ERR_OUT_OF_MEMORY;
+            f->regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
+        }
     return TC_OK;
 }
 
@@ -12720,9 +12774,8 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         P->threads[i].rp = (void **)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, sizeof(void *));
         P->threads[i].rowp = (const unsigned char **)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(void *));
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
-        P->threads[i].saved = (unsigned char *)tc__plan_alloc(P, (size_t)P->saved0[P->ir->n_stmts], 16);
         if (!r || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
-            !P->threads[i].uni || !P->threads[i].rowp || !P->threads[i].saved)
+            !P->threads[i].uni || !P->threads[i].rowp || tc__vm_plan_own_regs(P, &P->threads[i]) != TC_OK)
             return TC_ERR_OUT_OF_MEMORY;
         P->threads[i].regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
     }
@@ -12832,56 +12885,73 @@ typedef struct tc__vm_job {
 TC__PRIVATE void tc__vm_stage_at(tc__vm_run *R, int g, int64_t row) {
     const tc_plan *P = R->P;
     int t;
-    for (t = 0; t < P->ir->n_tensors; t++)
-        if (P->stage_group[t] == g)
-            R->T->ptr[t] = (unsigned char *)((uintptr_t)R->T->stage[t] -
-                                             (uintptr_t)(row * P->ts[t][0] *
-                                                         (int64_t)tc_dtype_size(P->ir->tensors[t].dtype)));
+    for (t = P->stage_first[g]; t >= 0; t = P->stage_next[t])
+        R->T->ptr[t] = (unsigned char *)((uintptr_t)R->T->stage[t] - (uintptr_t)(row * P->stage_row[t]));
+}
+
+/* A thread's register file in use: the shared one, or a statement's own. */
+TC__PRIVATE void tc__vm_use_regs(tc__vm_thread *T, const tc__vm_regfile *f) {
+    T->regs = f->regs;
+    T->rp = f->rp;
+    T->uni = f->uni;
+}
+
+/* Where the loads of statement t's row steps are at row 0 in this chunk,
+   and a row's step (a staged row: its slot's, tc__vm_stage_at). */
+TC__PRIVATE void tc__vm_row_bases(tc__vm_run *R, int t) {
+    const tc_plan *P = R->P;
+    const tc__vm_splan *sp = &P->stmts[t];
+    tc__vm_thread *T = R->T;
+    tc__vm_regfile *f = &T->own[t];
+    int k;
+    for (k = 0; k < sp->n_rsteps; k++) {
+        const tc__vm_rowstep *s = &sp->rsteps[k];
+        int staged;
+        if (s->tensor < 0) continue;
+        staged = T->stage[s->tensor] != NULL;
+        f->row0[k] = (staged ? T->stage[s->tensor] : T->ptr[s->tensor]) + s->off;
+        f->step[k] = s->step - (staged ? P->stage_row[s->tensor] : 0);
+    }
 }
 
 /* Rows [r0, r1) of a row group run row by row (tc__vm_rows_ok): each
-   statement's prologue runs once and its registers are kept aside, then
-   put back before each of its rows, since the statements' registers
-   overlap. */
+   statement's prologue runs once, in the statement's own registers, which
+   its rows then use. */
 TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r0, int64_t r1) {
     const tc_plan *P = R->P;
     const tc__vm_splan *s0 = &P->stmts[J->g0];
     tc__vm_thread *T = R->T;
+    tc__vm_regfile shared;
     int64_t i;
     int t, k;
+    shared.regs = T->regs;
+    shared.rp = T->rp;
+    shared.uni = T->uni;
     for (t = J->g0; t < J->g1; t++) {
         const tc__vm_splan *sp = &P->stmts[t];
-        unsigned char *sv = T->saved + (size_t)P->saved0[t] * 16;
         if (sp->empty || sp->absorbed) continue;
         R->sp = sp;
+        tc__vm_use_regs(T, &T->own[t]);
         tc__vm_prologue(R);
-        for (k = 0; k < sp->vs->n_pro; k++, sv += 16) {
-            memcpy(sv, TC__VM_REG(T, sp->vs->ins[k].a), 8);
-            sv[8] = T->uni[sp->vs->ins[k].a];
-        }
-        tc__vm_identity(sp->vs->vdt, sp->st->reduce, sv);
+        tc__vm_identity(sp->vs->vdt, sp->st->reduce, T->own[t].id);
+        tc__vm_row_bases(R, t);
     }
     for (i = s0->lo[0] + r0; i < s0->lo[0] + r1; i++) {
         tc__vm_stage_at(R, J->g0, i);
         for (t = J->g0; t < J->g1; t++) {
             const tc__vm_splan *sp = &P->stmts[t];
-            const unsigned char *sv = T->saved + (size_t)P->saved0[t] * 16;
             if (sp->empty || sp->absorbed) continue;
             R->sp = sp;
-            for (k = 0; k < sp->vs->n_pro; k++, sv += 16) {
-                unsigned a = sp->vs->ins[k].a;
-                memcpy(TC__VM_REG(T, a), sv, 8);
-                T->rp[a] = TC__VM_REG(T, a);
-                T->uni[a] = sv[8];
-            }
+            tc__vm_use_regs(T, &T->own[t]);
             T->idx[0] = i;
             T->idx[1] = sp->lo[1];
-            tc__vm_row_stmt(R, sv);
+            tc__vm_row_stmt(R, T->own[t].id);
             for (k = 0; i + 1 < s0->hi[0] && k < sp->n_row_pf; k++) /* its slice of the next row */
                 tc__vm_prefetch(T->ptr[sp->row_pf[k].tensor], sp->row_pf[k].off + (i + 1) * sp->row_pf[k].step,
                                 sp->row_pf[k].bytes, 0);
         }
     }
+    tc__vm_use_regs(T, &shared);
 }
 
 /* Chunk c of a row group: rows [r0, r1) of the shared first loop through
