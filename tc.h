@@ -11353,7 +11353,12 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     float sv;
     if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
         if (nt && scalar != op->b && op->dt == TC_FLOAT32 && tc__k_arith_uniform_ok(op->op, TC_FLOAT32)) {
+            float one = 1.0f;
             t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv); /* softmax's e / s, streamed */
+            if (last_op == TC_OP_DIV && /* as (e / s) * 1, exact: the quotient's lines made in registers */
+                tc__k_chain_div_uni_f32(tc__k_chain_code(TC_OP_MUL, -1, -1), 0, (float *)d, (const float *)rp[op->b],
+                                        sv, NULL, NULL, &one, n, 1))
+                return;
             tc__k_chain_nt_f32(tc__k_chain_code(last_op, -1, -1), (float *)d, (const float *)rp[op->b], NULL,
                                NULL, NULL, t, n);
             return;
