@@ -11270,11 +11270,8 @@ TC__PRIVATE unsigned tc__vm_row_setup(tc__vm_run *R) {
     int k;
     for (k = 0; k < sp->n_rsteps; k++) {
         const tc__vm_rowstep *s = &sp->rsteps[k];
-        if (s->tensor < 0) {
-            if (!tc__vm_uniform_scalar(T, s->in)) tc__vm_exec_range(R, s->in, s->in + 1, 1);
-        } else {
-            tc__vm_ew_load(T, s->in->a, f->row0[k] + i * f->step[k], s->uniform, esz);
-        }
+        if (s->tensor < 0) tc__vm_ew_uniform_step(R, s->in);
+        else tc__vm_ew_load(T, s->in->a, f->row0[k] + i * f->step[k], s->uniform, esz);
     }
     return sp->row_scalar;
 }
