@@ -10269,6 +10269,13 @@ TC__PRIVATE void *tc__plan_alloc(tc_plan *P, size_t n, size_t size) {
     return tc__arena_alloc_raw(&P->arena, (n * size) != 0 ? n * size : 1);
 }
 
+/* bytes at a cache line's start (registers, staged rows: whole-line vector
+   loads and streaming stores), or NULL */
+TC__PRIVATE unsigned char *tc__plan_alloc_lines(tc_plan *P, size_t bytes) {
+    unsigned char *r = bytes <= (size_t)-1 - 64 ? (unsigned char *)tc__plan_alloc(P, bytes + 64, 1) : NULL;
+    return r ? r + (64 - (size_t)((uintptr_t)r % 64)) % 64 : NULL;
+}
+
 TC__PRIVATE int64_t tc__vm_extent(const tc__vm_splan *sp, int l) {
     return sp->hi[l] > sp->lo[l] ? sp->hi[l] - sp->lo[l] : 0;
 }
@@ -12739,19 +12746,18 @@ TC__PRIVATE tc_status tc__vm_plan_own_regs(tc_plan *P, tc__vm_thread *T) {
         for (t = g; t < P->group_end[g] && P->group_rows[g]; t++) {
             tc__vm_regfile *f = &T->own[t];
             size_t n = (size_t)P->stmts[t].vs->n_regs + 2; /* its own, the partials, a scratch block */
-            unsigned char *r = (unsigned char *)tc__plan_alloc(P, n * TC_BLOCK * 8 + 64, 1);
+            f->regs = tc__plan_alloc_lines(P, n * TC_BLOCK * 8);
             f->rp = (void **)tc__plan_alloc(P, n, sizeof(void *));
             f->uni = (unsigned char *)tc__plan_alloc(P, n, 1);
             f->row0 = (const unsigned char **)tc__plan_alloc(P, (size_t)P->stmts[t].n_rsteps + 1, sizeof(void *));
             f->step = (int64_t *)tc__plan_alloc(P, (size_t)P->stmts[t].n_rsteps + 1, sizeof(int64_t));
-            if (!r || !f->rp || !f->uni || !f->row0 || !f->step) return TC_ERR_OUT_OF_MEMORY;
-            f->regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
+            if (!f->regs || !f->rp || !f->uni || !f->row0 || !f->step) return TC_ERR_OUT_OF_MEMORY;
         }
     return TC_OK;
 }
 
 TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
-    size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8 + 64;
+    size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8;
     int i, max_ins = 0;
     for (i = 0; i < P->vm->n_stmts; i++)
         if (P->vm->stmts[i].n_ins > max_ins) max_ins = P->vm->stmts[i].n_ins;
@@ -12759,7 +12765,6 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     P->threads = (tc__vm_thread *)tc__plan_alloc(P, (size_t)n, sizeof(tc__vm_thread));
     if (!P->threads) return TC_ERR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) {
-        unsigned char *r = (unsigned char *)tc__plan_alloc(P, regsz, 1);
         int t;
         P->threads[i].ptr = (unsigned char **)tc__plan_alloc(P, (size_t)P->ir->n_tensors + 1, sizeof(void *));
         P->threads[i].stage = (unsigned char **)tc__plan_alloc(P, (size_t)P->ir->n_tensors + 1, sizeof(void *));
@@ -12767,19 +12772,18 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         for (t = 0; t < P->ir->n_tensors; t++) {
             P->threads[i].stage[t] = NULL;
             if (P->stage_group[t] < 0) continue;
-            P->threads[i].stage[t] = (unsigned char *)tc__plan_alloc(P, (size_t)P->stage_bytes[t] + 64, 1);
+            P->threads[i].stage[t] = tc__plan_alloc_lines(P, (size_t)P->stage_bytes[t]);
             if (!P->threads[i].stage[t]) return TC_ERR_OUT_OF_MEMORY;
-            P->threads[i].stage[t] += (64 - (size_t)((uintptr_t)P->threads[i].stage[t] % 64)) % 64;
         }
         P->threads[i].idx = (int64_t *)tc__plan_alloc(P, (size_t)P->vm->max_loops + 1, 8);
         P->threads[i].pack = (unsigned char *)tc__plan_alloc(P, P->pack_bytes + 64, 1);
         P->threads[i].rp = (void **)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, sizeof(void *));
         P->threads[i].rowp = (const unsigned char **)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(void *));
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
-        if (!r || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
+        P->threads[i].regs = tc__plan_alloc_lines(P, regsz);
+        if (!P->threads[i].regs || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
             !P->threads[i].uni || !P->threads[i].rowp || tc__vm_plan_own_regs(P, &P->threads[i]) != TC_OK)
             return TC_ERR_OUT_OF_MEMORY;
-        P->threads[i].regs = r + (64 - (size_t)((uintptr_t)r % 64)) % 64;
     }
     return TC_OK;
 }
