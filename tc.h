@@ -9755,6 +9755,25 @@ typedef struct tc__vm_splan {
    its prologue made stays there for every row (in one shared file the
    group's other statements overwrote it, and it was put back before each
    row), and where its row steps' loads are in the chunk, found once. */
+/* A row's kernel call on the element-wise path as its decisions made it:
+   the kernel (TC__VM_CALL_*), its chain code or op, the registers of its
+   row operands a, b, c, the scalar s (the divisor of a chain dividing
+   first, or the operand of exp(x - s) and of one op) and the last link's
+   scalar t. tc__vm_ew_reduce_row_run decides and calls at once; a row
+   group run row by row decides once a chunk (tc__vm_row_resolve), its
+   operands then rows (their row steps) and s read each row where a row
+   step makes it, and only calls on each row (tc__vm_row_call). */
+enum { TC__VM_CALL_NONE, TC__VM_CALL_REDUCE, TC__VM_CALL_UNI, TC__VM_CALL_UNI_NT, TC__VM_CALL_EXP,
+       TC__VM_CALL_DIV };
+typedef struct tc__vm_rowcall {
+    int kind, code;
+    unsigned reg[3];   /* a, b, c; TC__VM_NONE: none */
+    int row[3];        /* ... their row steps (tc__vm_rowstep), -1: none */
+    unsigned s_reg;    /* s, read from this register each row; TC__VM_NONE: s as resolved */
+    int has_t;
+    float s, t;
+} tc__vm_rowcall;
+
 typedef struct tc__vm_regfile {
     unsigned char *regs;
     void **rp;
@@ -9762,6 +9781,7 @@ typedef struct tc__vm_regfile {
     unsigned char id[8]; /* the statement's identity */
     const unsigned char **row0; /* per row step (tc__vm_rowstep): its load's address at row 0 */
     int64_t *step;              /* ... and a row's step, for this chunk (staged rows: 0) */
+    tc__vm_rowcall call;        /* the call each row makes, resolved for this chunk */
 } tc__vm_regfile;
 
 typedef struct tc__vm_thread {
@@ -11302,21 +11322,35 @@ TC__PRIVATE void tc__vm_ew_links(const void *const *rp, const tc__vm_ins *op, co
    *t, then required), in one pass (tc__k_chain_div_uni_f32). The other
    links' ops are as given (last_op: the last one's, a power-of-two divisor
    already a multiplication); t, when dividing first: the last link's
-   scalar, or NULL. 0 where the kernel declines. */
+   scalar, or NULL. 0 where the kernel declines. The call when dividing
+   first (tc__vm_ew_split_call; 0: not such a chain), then the run. */
+TC__PRIVATE int tc__vm_ew_split_call(const tc__vm_ins *op, const tc__vm_ins *last, int last_op, tc__vm_rowcall *c) {
+    const tc__vm_ins *mid = op + 1 < last ? op + 1 : NULL; /* a middle link */
+    if (op->dt != TC_FLOAT32 || op == last || last > op + 2) return 0;
+    c->kind = TC__VM_CALL_DIV;
+    c->code = mid ? tc__k_chain_code(mid->op, last_op, -1) : tc__k_chain_code(last_op, -1, -1);
+    c->reg[0] = op->b;
+    c->s_reg = op->c;
+    c->reg[1] = op[1].c;
+    c->reg[2] = mid ? last->c : TC__VM_NONE;
+    return 1;
+}
 TC__PRIVATE int tc__vm_ew_div_chain(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                                     int last_op, int divide_last, const float *t, void *d, int n, int nt) {
     const void *const *rp = (const void *const *)T->rp;
-    const tc__vm_ins *mid = op + 1 < last ? op + 1 : NULL; /* a middle link */
+    const tc__vm_ins *mid = op + 1 < last ? op + 1 : NULL;
+    tc__vm_rowcall c;
     float s;
     if (op->dt != TC_FLOAT32 || op == last || last > op + 2) return 0;
     if (divide_last)
         return tc__k_chain_div_uni_f32(tc__k_chain_code(op->op, mid ? mid->op : -1, -1), 1, (float *)d,
                                        (const float *)rp[op->b], *t, (const float *)rp[op->c],
                                        mid ? (const float *)rp[mid->c] : NULL, NULL, n, nt);
-    memcpy(&s, rp[op->c], sizeof s);
-    return tc__k_chain_div_uni_f32(mid ? tc__k_chain_code(mid->op, last_op, -1) : tc__k_chain_code(last_op, -1, -1),
-                                   0, (float *)d, (const float *)rp[op->b], s, (const float *)rp[op[1].c],
-                                   mid ? (const float *)rp[last->c] : NULL, t, n, nt);
+    tc__vm_ew_split_call(op, last, last_op, &c);
+    memcpy(&s, rp[c.s_reg], sizeof s);
+    return tc__k_chain_div_uni_f32(c.code, 0, (float *)d, (const float *)rp[c.reg[0]], s,
+                                   (const float *)rp[c.reg[1]],
+                                   c.reg[2] != TC__VM_NONE ? (const float *)rp[c.reg[2]] : NULL, t, n, nt);
 }
 
 /* The scalar of a chain's last link, into *sv (NULL when there is none),
@@ -11341,6 +11375,19 @@ TC__PRIVATE int tc__vm_ew_split_chain(const tc__vm_thread *T, const tc__vm_ins *
     return tc__vm_ew_div_chain(T, op, last, last_op, 0, t, d, n, nt);
 }
 
+/* a op s on n float32 lanes into d, streamed (softmax's e / s): a
+   division as (a / s) * 1, which is exact, by the chain kernel that makes
+   the quotient's lines in registers; a power-of-two divisor as its
+   reciprocal. */
+TC__PRIVATE void tc__vm_uni_nt_f32(int op, float *d, const float *a, float s, int n) {
+    float one = 1.0f;
+    if (op == TC_OP_DIV && tc__pow2_reciprocal_f32(&s)) op = TC_OP_MUL;
+    if (op == TC_OP_DIV &&
+        tc__k_chain_div_uni_f32(tc__k_chain_code(TC_OP_MUL, -1, -1), 0, d, a, s, NULL, NULL, &one, n, 1))
+        return;
+    tc__k_chain_nt_f32(tc__k_chain_code(op, -1, -1), d, a, NULL, NULL, NULL, &s, n);
+}
+
 /* The op of the element-wise fast path on n lanes into d: a fused chain or
    one binary op; `scalar` is a lane-uniform operand taken as a scalar; tmp
    is a scratch register. A uniform divisor divides without a division per
@@ -11357,14 +11404,8 @@ TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, cons
     float sv;
     if (op == last && scalar != TC__VM_NONE) { /* also a scalar first operand: 2 - x */
         if (nt && scalar != op->b && op->dt == TC_FLOAT32 && tc__k_arith_uniform_ok(op->op, TC_FLOAT32)) {
-            float one = 1.0f;
-            t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv); /* softmax's e / s, streamed */
-            if (last_op == TC_OP_DIV && /* as (e / s) * 1, exact: the quotient's lines made in registers */
-                tc__k_chain_div_uni_f32(tc__k_chain_code(TC_OP_MUL, -1, -1), 0, (float *)d, (const float *)rp[op->b],
-                                        sv, NULL, NULL, &one, n, 1))
-                return;
-            tc__k_chain_nt_f32(tc__k_chain_code(last_op, -1, -1), (float *)d, (const float *)rp[op->b], NULL,
-                               NULL, NULL, t, n);
+            memcpy(&sv, rp[scalar], sizeof sv);
+            tc__vm_uni_nt_f32(op->op, (float *)d, (const float *)rp[op->b], sv, n);
             return;
         }
         tc__k_arith_uniform(op->op, (tc_dtype)op->dt, d, rp[scalar == op->b ? op->c : op->b],
@@ -11410,36 +11451,46 @@ TC__PRIVATE int tc__vm_ew_reduce_row_ok(const tc__vm_splan *sp, const tc__vm_thr
     if (op != last && T->uni[op->c]) return 0;
     return scalar == last->c || !T->uni[last->c];
 }
-/* ... run, where tc__vm_ew_reduce_row_ok says it may be (the scalar's
-   value may still decline it). */
-TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
-                                         unsigned scalar, int n, void *acc, const void *id) {
-    const tc__vm_splan *sp = R->sp;
-    const void *const *rp = (const void *const *)R->T->rp;
-    const void *b = NULL, *c = NULL;
-    float sv, z = 0.0f;
-    const float *t, *zp = id ? &z : NULL; /* no id: onto acc's partials */
-    int code, last_op;
-    if (id) memcpy(&z, id, sizeof z);
+/* ... its call, where tc__vm_ew_reduce_row_ok says it may be (0: the
+   scalar's value declines it), and the run. */
+TC__PRIVATE int tc__vm_ew_reduce_call(const tc__vm_thread *T, const tc__vm_splan *sp, const tc__vm_ins *op,
+                                      const tc__vm_ins *last, unsigned scalar, tc__vm_rowcall *c) {
+    int last_op;
+    c->kind = TC__VM_CALL_REDUCE;
+    c->reg[0] = op->b;
+    c->reg[1] = c->reg[2] = TC__VM_NONE;
+    c->has_t = 0;
     if (op == sp->vs->ins + sp->vs->n_ins) { /* a bare load */
-        return 1 + tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, zp, (float *)acc,
-                                          (const float *)rp[last->a], NULL, NULL, NULL, n);
+        c->code = TC__FXR_BARE;
+        c->reg[0] = last->a;
+        return 1;
     }
     if (tc__vm_ew_square(op, last)) {
-        int uni = scalar == op->c; /* (a op s) squared */
-        if (uni) memcpy(&sv, rp[op->c], sizeof sv);
-        return 1 + tc__k_chain_reduce_f32(TC__FXR_SQUARE + op->op - TC_OP_ADD, TC_REDUCE_SUM, zp,
-                                          (float *)acc, (const float *)rp[op->b],
-                                          uni ? NULL : (const float *)rp[op->c], NULL,
-                                          uni ? &sv : NULL, n);
+        c->code = TC__FXR_SQUARE + op->op - TC_OP_ADD;
+        c->has_t = scalar == op->c; /* (a op s) squared */
+        if (c->has_t) memcpy(&c->t, T->rp[op->c], sizeof c->t);
+        else c->reg[1] = op->c;
+        return 1;
     }
-    t = tc__vm_ew_last_scalar(R->T, last, scalar, &last_op, &sv);
-    if (t && last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */
-    code = op == last ? tc__k_chain_code(last_op, -1, -1) : tc__k_chain_code(op->op, last_op, -1);
-    b = rp[op->c];
-    if (op != last) c = rp[last->c];
-    return 1 + tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, zp, (float *)acc, (const float *)rp[op->b],
-                                      (const float *)b, (const float *)c, t, n);
+    c->has_t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &c->t) != NULL;
+    if (c->has_t && last_op == TC_OP_DIV && op == last) return 0; /* tc__k_div_uni_f32 is faster */
+    c->code = op == last ? tc__k_chain_code(last_op, -1, -1) : tc__k_chain_code(op->op, last_op, -1);
+    if (op != last || !c->has_t) c->reg[1] = op->c;
+    if (op != last && !c->has_t) c->reg[2] = last->c;
+    return 1;
+}
+TC__PRIVATE int tc__vm_ew_reduce_row_run(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
+                                         unsigned scalar, int n, void *acc, const void *id) {
+    const void *const *rp = (const void *const *)R->T->rp;
+    tc__vm_rowcall c;
+    float z = 0.0f;
+    if (id) memcpy(&z, id, sizeof z);
+    if (!tc__vm_ew_reduce_call(R->T, R->sp, op, last, scalar, &c)) return 0;
+    return 1 + tc__k_chain_reduce_f32(c.code, R->sp->st->reduce, id ? &z : NULL, /* no id: onto acc's partials */
+                                      (float *)acc, (const float *)rp[c.reg[0]],
+                                      c.reg[1] != TC__VM_NONE ? (const float *)rp[c.reg[1]] : NULL,
+                                      c.reg[2] != TC__VM_NONE ? (const float *)rp[c.reg[2]] : NULL,
+                                      c.has_t ? &c.t : NULL, n);
 }
 TC__PRIVATE int tc__vm_ew_reduce_row(tc__vm_run *R, const tc__vm_ins *op, const tc__vm_ins *last,
                                      unsigned scalar, int64_t total, void *acc, const void *id) {
@@ -12920,6 +12971,121 @@ TC__PRIVATE void tc__vm_row_bases(tc__vm_run *R, int t) {
     }
 }
 
+/* Register r is written by one of statement sp's row steps: its value
+   changes from row to row (else the prologue's, the same for the chunk). */
+TC__PRIVATE int tc__vm_row_writes(const tc__vm_splan *sp, unsigned r) {
+    int k;
+    for (k = 0; k < sp->n_rsteps; k++)
+        if (sp->rsteps[k].in->a == r) return 1;
+    return 0;
+}
+
+/* The row step that loads register r as a row (of lanes), or -1. */
+TC__PRIVATE int tc__vm_row_of(const tc__vm_splan *sp, unsigned r) {
+    int k, row = -1;
+    for (k = 0; k < sp->n_rsteps; k++)
+        if (sp->rsteps[k].in->a == r) row = sp->rsteps[k].tensor >= 0 && !sp->rsteps[k].uniform ? k : -1;
+    return row;
+}
+
+/* The call statement t of a row group run row by row makes on each row of
+   this chunk, decided as its form's call decides (tc__vm_row_stmt), after
+   its prologue: float32 throughout; every row operand a row step's; s
+   read from its register each row where a row step makes it (the last
+   link's scalar t must not change). TC__VM_CALL_NONE: tc__vm_row_stmt's
+   way on each row. */
+TC__PRIVATE void tc__vm_row_resolve(tc__vm_run *R, int t) {
+    const tc__vm_splan *sp = &R->P->stmts[t];
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_ins *op = vs->ins + sp->ew_op, *last = vs->ins + vs->n_ins - 1 - sp->ew_call;
+    tc__vm_thread *T = R->T;
+    tc__vm_rowcall *c = &T->own[t].call;
+    unsigned scalar = sp->row_scalar;
+    int k;
+    c->kind = TC__VM_CALL_NONE;
+    c->reg[0] = c->reg[1] = c->reg[2] = c->s_reg = TC__VM_NONE;
+    c->has_t = 0;
+    if (vs->vdt != TC_FLOAT32 || (op < vs->ins + vs->n_ins && op->dt != TC_FLOAT32)) return;
+    switch (sp->row_form) {
+    case TC__VM_ROW_REDUCE:
+        if (scalar != TC__VM_NONE && tc__vm_row_writes(sp, scalar)) return;
+        if (!tc__vm_ew_reduce_call(T, sp, op, last, scalar, c)) c->kind = TC__VM_CALL_NONE;
+        break;
+    case TC__VM_ROW_EXP:
+        c->kind = TC__VM_CALL_EXP;
+        c->code = op->op;
+        c->reg[0] = op->b;
+        c->s_reg = scalar;
+        break;
+    case TC__VM_ROW_OP: /* one op on a row and the scalar (layernorm's X - mean, softmax's e / s) */
+        if (op != last || scalar != op->c || !tc__k_arith_uniform_ok(op->op, TC_FLOAT32)) return;
+        c->kind = sp->stream || sp->stream_div ? TC__VM_CALL_UNI_NT : TC__VM_CALL_UNI;
+        c->code = op->op;
+        c->reg[0] = op->b;
+        c->s_reg = scalar;
+        break;
+    case TC__VM_ROW_SPLIT: /* layernorm's d / sqrt(var + eps) * g + b */
+        if (scalar == TC__VM_NONE) tc__vm_ew_split_call(op, last, last->op, c);
+        break;
+    default: break;
+    }
+    for (k = 0; k < 3 && c->kind; k++) {
+        c->row[k] = c->reg[k] == TC__VM_NONE ? -1 : tc__vm_row_of(sp, c->reg[k]);
+        if (c->reg[k] != TC__VM_NONE && c->row[k] < 0) c->kind = TC__VM_CALL_NONE; /* not a row */
+    }
+    if (c->s_reg != TC__VM_NONE && !tc__vm_row_writes(sp, c->s_reg)) { /* the same s every row */
+        memcpy(&c->s, T->rp[c->s_reg], sizeof c->s);
+        c->s_reg = TC__VM_NONE;
+    }
+}
+
+/* Row i of statement sp of a row group run row by row by its resolved call
+   (tc__vm_row_resolve), in its registers f: the uniform row steps that
+   make s, if any, then the kernel on the rows. 0 where the kernel
+   declined, having written nothing (tc__vm_row_stmt's way then). */
+TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t i) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_rowcall *c = &f->call;
+    tc__vm_thread *T = R->T;
+    const unsigned char *rows[3] = {NULL, NULL, NULL};
+    unsigned char *w = T->ptr[sp->wt] + sp->w_off + i * sp->w_step, ab_id[8];
+    float s = c->s, *acc = (float *)TC__VM_REG(T, sp->vs->n_regs), z;
+    int k, n = sp->row_n, nt = sp->stream || sp->stream_div;
+    for (k = 0; k < 3; k++)
+        if (c->row[k] >= 0) rows[k] = f->row0[c->row[k]] + i * f->step[c->row[k]];
+    if (c->s_reg != TC__VM_NONE) {
+        for (k = 0; k < sp->n_rsteps; k++) {
+            const tc__vm_rowstep *st = &sp->rsteps[k];
+            if (st->tensor < 0) tc__vm_ew_uniform_step(R, st->in);
+            else if (st->uniform) tc__vm_ew_load(T, st->in->a, f->row0[k] + i * f->step[k], 1, sizeof s);
+        }
+        memcpy(&s, T->rp[c->s_reg], sizeof s);
+    }
+#define TC__VM_ROW_F(k) ((const float *)(const void *)rows[k])
+    switch (c->kind) {
+    case TC__VM_CALL_REDUCE:
+        memcpy(&z, f->id, sizeof z);
+        k = tc__k_chain_reduce_f32(c->code, sp->st->reduce, &z, acc, TC__VM_ROW_F(0), TC__VM_ROW_F(1),
+                                   TC__VM_ROW_F(2), c->has_t ? &c->t : NULL, n);
+        tc__vm_ew_reduce_store(R, (unsigned char *)acc, k, w);
+        return 1;
+    case TC__VM_CALL_UNI: tc__k_arith_uniform(c->code, TC_FLOAT32, w, rows[0], &s, 0, n); break;
+    case TC__VM_CALL_UNI_NT: tc__vm_uni_nt_f32(c->code, (float *)(void *)w, TC__VM_ROW_F(0), s, n); break;
+    case TC__VM_CALL_EXP: tc__math_block_exp_of((float *)(void *)w, TC__VM_ROW_F(0), c->code, s, n); break;
+    default:
+        if (!tc__k_chain_div_uni_f32(c->code, 0, (float *)(void *)w, TC__VM_ROW_F(0), s, TC__VM_ROW_F(1),
+                                     TC__VM_ROW_F(2), NULL, n, nt))
+            return 0;
+        break;
+    }
+#undef TC__VM_ROW_F
+    if (sp->absorb) {
+        tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
+        tc__vm_ew_absorb_store(R, tc__vm_ew_absorb(R, ab_id, (const float *)(const void *)w, 0, n, 1));
+    }
+    return 1;
+}
+
 /* Rows [r0, r1) of a row group run row by row (tc__vm_rows_ok): each
    statement's prologue runs once, in the statement's own registers, which
    its rows then use. */
@@ -12941,6 +13107,7 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
         tc__vm_prologue(R);
         tc__vm_identity(sp->vs->vdt, sp->st->reduce, T->own[t].id);
         tc__vm_row_bases(R, t);
+        tc__vm_row_resolve(R, t);
     }
     for (i = s0->lo[0] + r0; i < s0->lo[0] + r1; i++) {
         tc__vm_stage_at(R, J->g0, i);
@@ -12951,7 +13118,7 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
             tc__vm_use_regs(T, &T->own[t]);
             T->idx[0] = i;
             T->idx[1] = sp->lo[1];
-            tc__vm_row_stmt(R, T->own[t].id);
+            if (!T->own[t].call.kind || !tc__vm_row_call(R, &T->own[t], i)) tc__vm_row_stmt(R, T->own[t].id);
             for (k = 0; i + 1 < s0->hi[0] && k < sp->n_row_pf; k++) /* its slice of the next row */
                 tc__vm_prefetch(T->ptr[sp->row_pf[k].tensor], sp->row_pf[k].off + (i + 1) * sp->row_pf[k].step,
                                 sp->row_pf[k].bytes, 0);

@@ -538,6 +538,16 @@ static const kc_case kc_cases[] = {
        its scalar last), a generic reduction, a spread uniform value (m), a
        staged temporary (e) */
     {"rows-forms", KC_ROWS_FORMS, "M=40 N=700", "X=-4:4 g=0.5:1.5 m=-1:1", KC_REDUCE, 0},
+    /* ... the calls a chunk resolves once (tc__vm_row_resolve) and those it
+       leaves to each row: a reduction's scalar constant (a square's too) or
+       a row's value; one op on a row's value, the value second or first, a
+       divisor constant (a power of two) or a row's */
+    {"rows-calls",
+     "def rc(float(M,N) X, float(M,N) A, float(M) m, float(M) p) -> (q, r, u, v, w, w4, y) {\n"
+     "    q(i) +=! X(i,j) * m(i)\n    r(i) +=! (X(i,j) - 2.0) * (X(i,j) - 2.0)\n"
+     "    u(i) +=! (X(i,j) - m(i)) * (X(i,j) - m(i))\n    v(i,j) = X(i,j) - m(i)\n"
+     "    w(i,j) = A(i,j) / p(i)\n    w4(i,j) = A(i,j) / 4.0\n    y(i,j) = m(i) - X(i,j)\n}\n",
+     "M=40 N=530", "X=-4:4 A=^! m=-1:1 p=~!", KC_REDUCE, 0},
     /* ... the chain dividing first declines for some rows (wide values) */
     {"rows-divu", KC_ROWS_DIVU, "M=60 N=530", "X=^! s=~! g=-2:2", KC_EXACT, 0},
     /* ... rows and lanes from an offset (where i in 3:M, j in 2:N) */
