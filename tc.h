@@ -630,7 +630,17 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #include <stdio.h> /* vsnprintf only: the library never prints */
 #include <string.h>
 #if defined(__AVX512F__)
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+/* gcc 12's AVX-512 intrinsics warn about their own `__Y = __Y` (gcc bug
+   105593) at -O2 -Wall: kept out of a -Werror build */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#else
 #include <immintrin.h> /* streaming stores, a cache line at a time */
+#endif
 #define TC__HAVE_STREAM 64
 #elif defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h> /* streaming stores */
