@@ -9060,6 +9060,90 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, fl
     else memcpy(p, q, sizeof q);
     return folded;
 }
+/* d[i] = a[i] op s (TC_OP_ADD, _SUB or _MUL, s second: the values of
+   tc__k_arith_uni_f32) and, in the same pass, the sum over d of d[i] *
+   d[i] (code TC__FXR_ONE + MUL, t NULL) or (d[i] * d[i]) o2 *t (a pair's
+   code, MUL then o2 + - * /): the values and the order of
+   tc__k_chain_reduce_f32(code, TC_REDUCE_SUM, z, p, d, d, NULL, t, n)
+   after it (layernorm's d = X - mean, then var += d * d / N: one pass
+   over the row, d's block reduced from registers as it is written, not
+   read again). Returns what that call returns; -1, having done nothing,
+   for another op or chain. */
+#define TC__FXS_SQ(X, O1, O2) TC__FX_MUL(X(d), X(d))
+#define TC__FXS_SQT(X, O1, O2) TC__FX_##O2(TC__FX_MUL(X(d), X(d)), tv)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
+#define TC__FXS_LOOP(UOP, E, O2)                                                             \
+    do {                                                                                     \
+        tc__f32x16 v0, v1, v2, v3, x_;                                                       \
+        int o;                                                                               \
+        memcpy(&v0, q, 64), memcpy(&v1, q + 16, 64), memcpy(&v2, q + 32, 64);                \
+        memcpy(&v3, q + 48, 64);                                                             \
+        for (i = 0; i + TC__VM_RED_LANES <= n; i += TC__VM_RED_LANES) {                      \
+            o = 0, x_ = TC__FX_##UOP(TC__FXR_VAT(a), sv), memcpy(d + i, &x_, 64);            \
+            v0 = TC__FX_ADD(v0, E(TC__FXS_V, -, O2));                                        \
+            o = 16, x_ = TC__FX_##UOP(TC__FXR_VAT(a), sv), memcpy(d + i + 16, &x_, 64);      \
+            v1 = TC__FX_ADD(v1, E(TC__FXS_V, -, O2));                                        \
+            o = 32, x_ = TC__FX_##UOP(TC__FXR_VAT(a), sv), memcpy(d + i + 32, &x_, 64);      \
+            v2 = TC__FX_ADD(v2, E(TC__FXS_V, -, O2));                                        \
+            o = 48, x_ = TC__FX_##UOP(TC__FXR_VAT(a), sv), memcpy(d + i + 48, &x_, 64);      \
+            v3 = TC__FX_ADD(v3, E(TC__FXS_V, -, O2));                                        \
+        }                                                                                    \
+        memcpy(q, &v0, 64), memcpy(q + 16, &v1, 64), memcpy(q + 32, &v2, 64);                \
+        memcpy(q + 48, &v3, 64);                                                             \
+        for (l = 0; i < n && l < TC__VM_RED_LANES; l++, i++) { /* l < 64: said for gcc */   \
+            d[i] = TC__FX_##UOP(a[i], sv);                                                   \
+            q[l] = TC__FX_ADD(q[l], E(TC__FXR_AT, -, O2));                                   \
+        }                                                                                    \
+    } while (0)
+#define TC__FXS_V(p) x_ /* the block of d just made */
+#else
+#define TC__FXS_LOOP(UOP, E, O2)                                                             \
+    do {                                                                                     \
+        for (i = 0; i < n;)                                                                  \
+            for (l = 0; l < TC__VM_RED_LANES && i < n; l++, i++) {                           \
+                d[i] = TC__FX_##UOP(a[i], sv);                                               \
+                q[l] = TC__FX_ADD(q[l], E(TC__FXR_AT, -, O2));                               \
+            }                                                                                \
+    } while (0)
+#endif
+#define TC__FXS_OPS(UOP)                                                                     \
+    do {                                                                                     \
+        if (code == TC__FXR_ONE + TC__FX_OP(MUL)) TC__FXS_LOOP(UOP, TC__FXS_SQ, MUL);        \
+        else if (code == TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(ADD), 0)) TC__FXS_LOOP(UOP, TC__FXS_SQT, ADD); \
+        else if (code == TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(SUB), 0)) TC__FXS_LOOP(UOP, TC__FXS_SQT, SUB); \
+        else if (code == TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(MUL), 0)) TC__FXS_LOOP(UOP, TC__FXS_SQT, MUL); \
+        else TC__FXS_LOOP(UOP, TC__FXS_SQT, DIV);                                            \
+    } while (0)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__PRIVATE int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const float *TC__RESTRICT a, float sv,
+                                        int code, const float *z, float *TC__RESTRICT p, const float *t, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+    float q[TC__VM_RED_LANES], tv = t ? *t : 0.0f;
+    int i, l, pair = code >= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(ADD), 0) &&
+                     code <= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(DIV), 0) && code % 5 == 0;
+    if (op != TC_OP_ADD && op != TC_OP_SUB && op != TC_OP_MUL) return -1;
+    if (t ? !pair : code != TC__FXR_ONE + TC__FX_OP(MUL)) return -1;
+    for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *z;
+    if (op == TC_OP_ADD) TC__FXS_OPS(ADD);
+    else if (op == TC_OP_SUB) TC__FXS_OPS(SUB);
+    else TC__FXS_OPS(MUL);
+    if (n < TC__VM_RED_LANES) {
+        memcpy(p, q, sizeof q);
+        return 0;
+    }
+    TC__FXR_FOLD64(TC__FX_ADD);
+    p[0] = q[0];
+    return 1;
+}
+#undef TC__FXS_OPS
+#undef TC__FXS_LOOP
+#undef TC__FXS_V
+#undef TC__FXS_SQ
+#undef TC__FXS_SQT
 #undef TC__FXR_FOLD64
 #undef TC__FXR_C1
 #undef TC__FXR_C2
@@ -9792,6 +9876,9 @@ typedef struct tc__vm_rowcall {
     unsigned s_reg;    /* s, read from this register each row; TC__VM_NONE: s as resolved */
     int has_t;
     float s, t;
+    int sums;          /* TC__VM_CALL_UNI: the statement that sums its row's squares, made in the
+                          same pass (tc__vm_row_fuse), or -1 */
+    int summed;        /* that statement: made by the one before */
 } tc__vm_rowcall;
 
 typedef struct tc__vm_regfile {
@@ -10279,11 +10366,13 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
    - a row group whose statements all take whole rows of two loops on the
      element-wise path runs row by row (tc__vm_group_rows): a row goes
      through every statement before the next row starts, the staged
-     temporary is one row, each statement makes the call planned for it
-     once (tc__vm_plan_row_stmt) rather than deciding it a row at a time,
-     the next row of every tensor it streams is prefetched (a slice after
-     each statement), and its chunks
-     have 64 rows or more (TC__VM_ROW_CHUNK).
+     temporary is one row, each statement's call is decided once a chunk
+     (tc__vm_plan_row_stmt, tc__vm_row_resolve) and then only made on
+     each row (tc__vm_row_call), a sum of the squares of the row the
+     statement before writes with one op on a scalar is made in that
+     statement's pass (tc__vm_row_fuse: layernorm's d and var), the next
+     row of every tensor it streams is prefetched (a slice after each
+     statement), and its chunks have 64 rows or more (TC__VM_ROW_CHUNK).
 
    Threads take whole items (blocks of output elements, tiles, row chunks,
    a long reduction's segments: tc__vm_plan_segments) in chunks; an item's
@@ -13024,7 +13113,8 @@ TC__PRIVATE void tc__vm_row_resolve(tc__vm_run *R, int t) {
     int k;
     c->kind = TC__VM_CALL_NONE;
     c->reg[0] = c->reg[1] = c->reg[2] = c->s_reg = TC__VM_NONE;
-    c->has_t = 0;
+    c->has_t = c->summed = 0;
+    c->sums = -1;
     if (vs->vdt != TC_FLOAT32 || (op < vs->ins + vs->n_ins && op->dt != TC_FLOAT32)) return;
     switch (sp->row_form) {
     case TC__VM_ROW_REDUCE:
@@ -13059,6 +13149,25 @@ TC__PRIVATE void tc__vm_row_resolve(tc__vm_run *R, int t) {
     }
 }
 
+/* Row i of statement sp's one op on a scalar s into w from a, and of the
+   statement that sums its squares (tc__vm_row_fuse), stored as that
+   statement would. */
+TC__PRIVATE int tc__vm_row_sums(tc__vm_run *R, const tc__vm_regfile *f, int64_t i, unsigned char *w,
+                                const float *a, float s) {
+    const tc__vm_splan *sp = R->sp, *su = &R->P->stmts[f->call.sums];
+    const tc__vm_regfile *fu = &R->T->own[f->call.sums];
+    unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, sp->vs->n_regs);
+    float z;
+    int folded;
+    memcpy(&z, fu->id, sizeof z);
+    folded = tc__k_uni_sq_reduce_f32(f->call.code, (float *)(void *)w, a, s, fu->call.code, &z, (float *)(void *)acc,
+                                     fu->call.has_t ? &fu->call.t : NULL, sp->row_n);
+    R->sp = su;
+    tc__vm_ew_reduce_store(R, acc, folded, R->T->ptr[su->wt] + su->w_off + i * su->w_step);
+    R->sp = sp;
+    return 1;
+}
+
 /* Row i of statement sp of a row group run row by row by its resolved call
    (tc__vm_row_resolve), in its registers f: the uniform row steps that
    make s, if any, then the kernel on the rows. 0 where the kernel
@@ -13089,7 +13198,10 @@ TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
                                    TC__VM_ROW_F(2), c->has_t ? &c->t : NULL, n);
         tc__vm_ew_reduce_store(R, (unsigned char *)acc, k, w);
         return 1;
-    case TC__VM_CALL_UNI: tc__k_arith_uniform(c->code, TC_FLOAT32, w, rows[0], &s, 0, n); break;
+    case TC__VM_CALL_UNI:
+        if (c->sums >= 0) return tc__vm_row_sums(R, f, i, w, TC__VM_ROW_F(0), s);
+        tc__k_arith_uniform(c->code, TC_FLOAT32, w, rows[0], &s, 0, n);
+        break;
     case TC__VM_CALL_UNI_NT: tc__vm_uni_nt_f32(c->code, (float *)(void *)w, TC__VM_ROW_F(0), s, n); break;
     case TC__VM_CALL_EXP: tc__math_block_exp_of((float *)(void *)w, TC__VM_ROW_F(0), c->code, s, n); break;
     default:
@@ -13106,6 +13218,31 @@ TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
     return 1;
 }
 
+/* Statement u, the next to run after t in a row group run row by row,
+   sums the squares of exactly the row t writes with one op on a scalar
+   (layernorm's var(i) +=! d(i,j) * d(i,j) / N after d(i,j) = X(i,j) -
+   mean(i)): then t's call makes both in one pass (tc__k_uni_sq_reduce_f32,
+   the same values and order as the two calls), and u's is not made. */
+TC__PRIVATE void tc__vm_row_fuse(tc__vm_run *R, int t, int u) {
+    const tc__vm_splan *st = &R->P->stmts[t], *su = &R->P->stmts[u];
+    tc__vm_rowcall *ct = &R->T->own[t].call, *cu = &R->T->own[u].call;
+    int k, pair = cu->code >= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(ADD), 0) &&
+                  cu->code <= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(DIV), 0) && cu->code % 5 == 0;
+    if (ct->kind != TC__VM_CALL_UNI || st->absorb || su->absorb || st->row_n != su->row_n ||
+        (ct->code != TC_OP_ADD && ct->code != TC_OP_SUB && ct->code != TC_OP_MUL) ||
+        st->rsteps[ct->row[0]].tensor == st->wt)
+        return;
+    if (cu->kind != TC__VM_CALL_REDUCE || su->st->reduce != TC_REDUCE_SUM || cu->row[2] >= 0 ||
+        (cu->has_t ? !pair : cu->code != TC__FXR_ONE + TC__FX_OP(MUL)))
+        return;
+    for (k = 0; k < 2; k++) {
+        const tc__vm_rowstep *rs = cu->row[k] >= 0 ? &su->rsteps[cu->row[k]] : NULL;
+        if (!rs || rs->tensor != st->wt || rs->off != st->w_off || rs->step != st->w_step) return;
+    }
+    ct->sums = u;
+    cu->summed = 1;
+}
+
 /* Rows [r0, r1) of a row group run row by row (tc__vm_rows_ok): each
    statement's prologue runs once, in the statement's own registers, which
    its rows then use. */
@@ -13115,7 +13252,7 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
     tc__vm_thread *T = R->T;
     tc__vm_regfile shared;
     int64_t i;
-    int t, k;
+    int t, u, k;
     shared.regs = T->regs;
     shared.rp = T->rp;
     shared.uni = T->uni;
@@ -13129,6 +13266,11 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
         tc__vm_row_bases(R, t);
         tc__vm_row_resolve(R, t);
     }
+    for (t = J->g0, u = -1; t < J->g1; t++) { /* u: the statement before t that runs */
+        if (P->stmts[t].empty || P->stmts[t].absorbed) continue;
+        if (u >= 0) tc__vm_row_fuse(R, u, t);
+        u = t;
+    }
     for (i = s0->lo[0] + r0; i < s0->lo[0] + r1; i++) {
         tc__vm_stage_at(R, J->g0, i);
         for (t = J->g0; t < J->g1; t++) {
@@ -13138,7 +13280,10 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
             tc__vm_use_regs(T, &T->own[t]);
             T->idx[0] = i;
             T->idx[1] = sp->lo[1];
-            if (!T->own[t].call.kind || !tc__vm_row_call(R, &T->own[t], i)) tc__vm_row_stmt(R, T->own[t].id);
+            if (T->own[t].call.summed) /* made with the statement before */
+                ;
+            else if (!T->own[t].call.kind || !tc__vm_row_call(R, &T->own[t], i))
+                tc__vm_row_stmt(R, T->own[t].id);
             for (k = 0; i + 1 < s0->hi[0] && k < sp->n_row_pf; k++) /* its slice of the next row */
                 tc__vm_prefetch(T->ptr[sp->row_pf[k].tensor], sp->row_pf[k].off + (i + 1) * sp->row_pf[k].step,
                                 sp->row_pf[k].bytes, 0);

@@ -654,6 +654,58 @@ static void kc_absorb_order(int64_t N, tc_pool *pool) {
     tc_program_free(p);
 }
 
+/* A sum of the squares of the row the statement before writes with one op
+   on a scalar runs inside that statement's pass (tc__vm_row_fuse:
+   layernorm's d and var): each written row and each sum checked bit for
+   bit, the sums against the 64-partial order over the rows as written; a
+   row's value, a constant, a divisor a power of two or not; one thread and
+   three. */
+static void kc_square_sum_order(int64_t N, tc_pool *pool) {
+    const char *src =
+        "def sq(float(M,N) A, float(M) m) -> (d, v, e, w, f, u) {\n"
+        "    d(i,j) = A(i,j) - m(i)\n    v(i) +=! d(i,j) * d(i,j) / N\n"
+        "    e(i,j) = A(i,j) * 3.0\n    w(i) +=! e(i,j) * e(i,j)\n"
+        "    f(i,j) = A(i,j) + m(i)\n    u(i) +=! f(i,j) * f(i,j) / 3.0\n}\n";
+    const int64_t M = 5;
+    tc_program *p = kc_compile(src, "square-sum");
+    tc_tensor in[2], out[6];
+    tc_error err;
+    kc_rng rng = {(uint64_t)N * 29 + 5};
+    float *q = (float *)malloc(sizeof(float) * (size_t)N);
+    int64_t i, j, bad = -1;
+    int k;
+    kc_f32_alloc(in, "21", M, N);
+    kc_f32_alloc(out, "212121", M, N);
+    for (i = 0; i < M * N; i++)
+        ((float *)in[0].data)[i] = (float)ldexp(kc_unif(&rng) * 2.0 - 1.0, (int)(kc_next(&rng) % 17) - 8);
+    for (i = 0; i < M; i++) ((float *)in[1].data)[i] = (float)(kc_unif(&rng) - 0.5);
+    if (p && q && kc_vm(p, in, 2, out, 6, pool, &err) == TC_OK) {
+        const float *A = (const float *)in[0].data, *m = (const float *)in[1].data;
+        for (k = 0; k < 3; k++) {
+            const float *x = (const float *)out[2 * k].data, *got = (const float *)out[2 * k + 1].data;
+            for (i = 0; i < M; i++) {
+                float want;
+                for (j = 0; j < N; j++) {
+                    float a = A[i * N + j], r = k == 0 ? a - m[i] : k == 1 ? a * 3.0f : a + m[i];
+                    if (memcmp(&r, &x[i * N + j], sizeof r) != 0 && bad < 0) bad = k * 1000 + i;
+                    q[j] = k == 0 ? r * r / (float)N : k == 1 ? r * r : r * r / 3.0f;
+                }
+                want = kc_row_reduce(q, N, 0);
+                if (memcmp(&want, &got[i], sizeof want) != 0 && bad < 0) bad = k * 1000 + 500 + i;
+            }
+        }
+        CHECKF(bad < 0, "sum of squares after its row, N=%lld, %s: output %d row %lld differs",
+               (long long)N, pool ? "pool" : "one thread", (int)(bad / 1000) * 2 + (bad % 1000 >= 500),
+               (long long)(bad % 500));
+    } else {
+        CHECKF(0, "square-sum N=%lld: %s", (long long)N, p ? err.msg : "compile");
+    }
+    kc_f32_free(in, 2);
+    kc_f32_free(out, 6);
+    free(q);
+    tc_program_free(p);
+}
+
 /* Reduction loops every read steps through as one (A(i,j) summed over
    both, row-major) are one loop (tc__vm_plan_collapse): the whole matrix
    reduces as one row of M * N values, in kc_row_reduce's order. */
@@ -697,6 +749,8 @@ static void test_row_order(void) {
         kc_row_order(n[k]);
         kc_absorb_order(n[k], NULL);
         kc_absorb_order(n[k], g_pool3);
+        kc_square_sum_order(n[k], NULL);
+        kc_square_sum_order(n[k], g_pool3);
     }
     kc_collapse_order(5, 77);
     kc_collapse_order(3, 50021); /* 150063 values: segments too */
