@@ -9068,7 +9068,7 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, fl
    after it (layernorm's d = X - mean, then var += d * d / N: one pass
    over the row, d's block reduced from registers as it is written, not
    read again). Returns what that call returns; -1, having done nothing,
-   for another op or chain. */
+   for another op or chain (tc__k_uni_sq_ok says which it takes). */
 #define TC__FXS_SQ(X, O1, O2) TC__FX_MUL(X(d), X(d))
 #define TC__FXS_SQT(X, O1, O2) TC__FX_##O2(TC__FX_MUL(X(d), X(d)), tv)
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
@@ -9117,16 +9117,20 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, fl
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
+TC__PRIVATE int tc__k_uni_sq_ok(int op, int code, int has_t) {
+    int pair = code >= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(ADD), 0) &&
+               code <= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(DIV), 0) && code % 5 == 0;
+    return (op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL) &&
+           (has_t ? pair : code == TC__FXR_ONE + TC__FX_OP(MUL));
+}
 TC__PRIVATE int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const float *TC__RESTRICT a, float sv,
                                         int code, const float *z, float *TC__RESTRICT p, const float *t, int n) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
     float q[TC__VM_RED_LANES], tv = t ? *t : 0.0f;
-    int i, l, pair = code >= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(ADD), 0) &&
-                     code <= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(DIV), 0) && code % 5 == 0;
-    if (op != TC_OP_ADD && op != TC_OP_SUB && op != TC_OP_MUL) return -1;
-    if (t ? !pair : code != TC__FXR_ONE + TC__FX_OP(MUL)) return -1;
+    int i, l;
+    if (!tc__k_uni_sq_ok(op, code, t != NULL)) return -1;
     for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *z;
     if (op == TC_OP_ADD) TC__FXS_OPS(ADD);
     else if (op == TC_OP_SUB) TC__FXS_OPS(SUB);
@@ -13149,11 +13153,11 @@ TC__PRIVATE void tc__vm_row_resolve(tc__vm_run *R, int t) {
     }
 }
 
-/* Row i of statement sp's one op on a scalar s into w from a, and of the
-   statement that sums its squares (tc__vm_row_fuse), stored as that
-   statement would. */
-TC__PRIVATE int tc__vm_row_sums(tc__vm_run *R, const tc__vm_regfile *f, int64_t i, unsigned char *w,
-                                const float *a, float s) {
+/* The row (T->idx[0]) of statement sp's one op on a scalar s into w from
+   a, and of the statement that sums its squares (tc__vm_row_fuse), stored
+   as that statement would. */
+TC__PRIVATE int tc__vm_row_sums(tc__vm_run *R, const tc__vm_regfile *f, unsigned char *w, const float *a,
+                                float s) {
     const tc__vm_splan *sp = R->sp, *su = &R->P->stmts[f->call.sums];
     const tc__vm_regfile *fu = &R->T->own[f->call.sums];
     unsigned char *acc = (unsigned char *)TC__VM_REG(R->T, sp->vs->n_regs);
@@ -13163,7 +13167,7 @@ TC__PRIVATE int tc__vm_row_sums(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
     folded = tc__k_uni_sq_reduce_f32(f->call.code, (float *)(void *)w, a, s, fu->call.code, &z, (float *)(void *)acc,
                                      fu->call.has_t ? &fu->call.t : NULL, sp->row_n);
     R->sp = su;
-    tc__vm_ew_reduce_store(R, acc, folded, R->T->ptr[su->wt] + su->w_off + i * su->w_step);
+    tc__vm_ew_reduce_store(R, acc, folded, tc__vm_ew_row_ptr(R));
     R->sp = sp;
     return 1;
 }
@@ -13177,7 +13181,7 @@ TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
     const tc__vm_rowcall *c = &f->call;
     tc__vm_thread *T = R->T;
     const unsigned char *rows[3] = {NULL, NULL, NULL};
-    unsigned char *w = T->ptr[sp->wt] + sp->w_off + i * sp->w_step, ab_id[8];
+    unsigned char *w = tc__vm_ew_row_ptr(R), ab_id[8];
     float s = c->s, *acc = (float *)TC__VM_REG(T, sp->vs->n_regs), z;
     int k, n = sp->row_n, nt = sp->stream || sp->stream_div;
     for (k = 0; k < 3; k++)
@@ -13199,7 +13203,7 @@ TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
         tc__vm_ew_reduce_store(R, (unsigned char *)acc, k, w);
         return 1;
     case TC__VM_CALL_UNI:
-        if (c->sums >= 0) return tc__vm_row_sums(R, f, i, w, TC__VM_ROW_F(0), s);
+        if (c->sums >= 0) return tc__vm_row_sums(R, f, w, TC__VM_ROW_F(0), s);
         tc__k_arith_uniform(c->code, TC_FLOAT32, w, rows[0], &s, 0, n);
         break;
     case TC__VM_CALL_UNI_NT: tc__vm_uni_nt_f32(c->code, (float *)(void *)w, TC__VM_ROW_F(0), s, n); break;
@@ -13226,14 +13230,12 @@ TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
 TC__PRIVATE void tc__vm_row_fuse(tc__vm_run *R, int t, int u) {
     const tc__vm_splan *st = &R->P->stmts[t], *su = &R->P->stmts[u];
     tc__vm_rowcall *ct = &R->T->own[t].call, *cu = &R->T->own[u].call;
-    int k, pair = cu->code >= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(ADD), 0) &&
-                  cu->code <= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(DIV), 0) && cu->code % 5 == 0;
+    int k;
     if (ct->kind != TC__VM_CALL_UNI || st->absorb || su->absorb || st->row_n != su->row_n ||
-        (ct->code != TC_OP_ADD && ct->code != TC_OP_SUB && ct->code != TC_OP_MUL) ||
         st->rsteps[ct->row[0]].tensor == st->wt)
         return;
     if (cu->kind != TC__VM_CALL_REDUCE || su->st->reduce != TC_REDUCE_SUM || cu->row[2] >= 0 ||
-        (cu->has_t ? !pair : cu->code != TC__FXR_ONE + TC__FX_OP(MUL)))
+        !tc__k_uni_sq_ok(ct->code, cu->code, cu->has_t))
         return;
     for (k = 0; k < 2; k++) {
         const tc__vm_rowstep *rs = cu->row[k] >= 0 ? &su->rsteps[cu->row[k]] : NULL;
