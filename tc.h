@@ -9858,11 +9858,6 @@ typedef struct tc__vm_splan {
     int n_row_pf;
 } tc__vm_splan;
 
-/* The registers of a statement of a row group run row by row
-   (tc__vm_group_rows): each of the group's statements has its own, so what
-   its prologue made stays there for every row (in one shared file the
-   group's other statements overwrote it, and it was put back before each
-   row), and where its row steps' loads are in the chunk, found once. */
 /* A row's kernel call on the element-wise path as its decisions made it:
    the kernel (TC__VM_CALL_*), its chain code or op, the registers of its
    row operands a, b, c, the scalar s (the divisor of a chain dividing
@@ -9885,6 +9880,11 @@ typedef struct tc__vm_rowcall {
     int summed;        /* that statement: made by the one before */
 } tc__vm_rowcall;
 
+/* The registers of a statement of a row group run row by row
+   (tc__vm_group_rows): each of the group's statements has its own, so what
+   its prologue made stays there for every row (in one shared file the
+   group's other statements overwrote it, and it was put back before each
+   row), and where its row steps' loads are in the chunk, found once. */
 typedef struct tc__vm_regfile {
     unsigned char *regs;
     void **rp;
@@ -11400,20 +11400,24 @@ TC__PRIVATE unsigned tc__vm_ew_setup(tc__vm_run *R, const tc__vm_ins *op, const 
 /* The same for row T->idx[0] of a row group run row by row, where the op
    reads no uniform value but its scalar, so nothing is spread
    (tc__vm_plan_row_stmt): the loads and steps on uniform values planned
-   for it, each load's pointer the tensor's plus its row's offset. */
-TC__PRIVATE unsigned tc__vm_row_setup(tc__vm_run *R) {
+   for it, each load's pointer the tensor's plus its row's offset (in the
+   statement's registers f; uniform_only: not the loads of rows, which
+   tc__vm_row_call reads from their pointers). */
+TC__PRIVATE void tc__vm_row_steps(tc__vm_run *R, const tc__vm_regfile *f, int uniform_only) {
     const tc__vm_splan *sp = R->sp;
-    tc__vm_thread *T = R->T;
-    const tc__vm_regfile *f = &T->own[sp - R->P->stmts];
     size_t esz = tc_dtype_size(sp->vs->vdt);
-    int64_t i = T->idx[0];
+    int64_t i = R->T->idx[0];
     int k;
     for (k = 0; k < sp->n_rsteps; k++) {
         const tc__vm_rowstep *s = &sp->rsteps[k];
         if (s->tensor < 0) tc__vm_ew_uniform_step(R, s->in);
-        else tc__vm_ew_load(T, s->in->a, f->row0[k] + i * f->step[k], s->uniform, esz);
+        else if (s->uniform || !uniform_only)
+            tc__vm_ew_load(R->T, s->in->a, f->row0[k] + i * f->step[k], s->uniform, esz);
     }
-    return sp->row_scalar;
+}
+TC__PRIVATE unsigned tc__vm_row_setup(tc__vm_run *R) {
+    tc__vm_row_steps(R, &R->T->own[R->sp - R->P->stmts], 0);
+    return R->sp->row_scalar;
 }
 
 /* Links [op, last] of a chain on n lanes into d (float32; one link: a
@@ -13186,12 +13190,8 @@ TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
     int k, n = sp->row_n, nt = sp->stream || sp->stream_div;
     for (k = 0; k < 3; k++)
         if (c->row[k] >= 0) rows[k] = f->row0[c->row[k]] + i * f->step[c->row[k]];
-    if (c->s_reg != TC__VM_NONE) {
-        for (k = 0; k < sp->n_rsteps; k++) {
-            const tc__vm_rowstep *st = &sp->rsteps[k];
-            if (st->tensor < 0) tc__vm_ew_uniform_step(R, st->in);
-            else if (st->uniform) tc__vm_ew_load(T, st->in->a, f->row0[k] + i * f->step[k], 1, sizeof s);
-        }
+    if (c->s_reg != TC__VM_NONE) { /* the uniform steps alone: the rows are in rows[] */
+        tc__vm_row_steps(R, f, 1);
         memcpy(&s, T->rp[c->s_reg], sizeof s);
     }
 #define TC__VM_ROW_F(k) ((const float *)(const void *)rows[k])
@@ -13282,9 +13282,8 @@ TC__PRIVATE void tc__vm_group_rows(tc__vm_run *R, const tc__vm_job *J, int64_t r
             tc__vm_use_regs(T, &T->own[t]);
             T->idx[0] = i;
             T->idx[1] = sp->lo[1];
-            if (T->own[t].call.summed) /* made with the statement before */
-                ;
-            else if (!T->own[t].call.kind || !tc__vm_row_call(R, &T->own[t], i))
+            if (!T->own[t].call.summed && /* else made with the statement before */
+                (!T->own[t].call.kind || !tc__vm_row_call(R, &T->own[t], i)))
                 tc__vm_row_stmt(R, T->own[t].id);
             for (k = 0; i + 1 < s0->hi[0] && k < sp->n_row_pf; k++) /* its slice of the next row */
                 tc__vm_prefetch(T->ptr[sp->row_pf[k].tensor], sp->row_pf[k].off + (i + 1) * sp->row_pf[k].step,
