@@ -12924,6 +12924,14 @@ TC__PRIVATE tc_status tc__vm_plan_own_regs(tc_plan *P, tc__vm_thread *T) {
     return TC_OK;
 }
 
+/* Each thread's plan memory lies between gaps of TC__VM_THREAD_GAP bytes,
+   so no cache line (nor the pair of lines the L2 fetches together) holds
+   data two threads write: one thread's per-row stores to its registers'
+   pointers had shared a line with the next thread's tensor pointers, read
+   and rewritten every row. Layernorm 4096 x 1024 at 2 threads, alternating
+   builds in one process: 4% to 15% less time a call (Intel Xeon, model 207). */
+#define TC__VM_THREAD_GAP 128
+
 TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8;
     int i, max_ins = 0;
@@ -12931,7 +12939,7 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         if (P->vm->stmts[i].n_ins > max_ins) max_ins = P->vm->stmts[i].n_ins;
     P->n_threads = n;
     P->threads = (tc__vm_thread *)tc__plan_alloc(P, (size_t)n, sizeof(tc__vm_thread));
-    if (!P->threads) return TC_ERR_OUT_OF_MEMORY;
+    if (!P->threads || !tc__plan_alloc_lines(P, TC__VM_THREAD_GAP)) return TC_ERR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) {
         int t;
         P->threads[i].ptr = (unsigned char **)tc__plan_alloc(P, (size_t)P->ir->n_tensors + 1, sizeof(void *));
@@ -12950,7 +12958,8 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
         P->threads[i].regs = tc__plan_alloc_lines(P, regsz);
         if (!P->threads[i].regs || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
-            !P->threads[i].uni || !P->threads[i].rowp || tc__vm_plan_own_regs(P, &P->threads[i]) != TC_OK)
+            !P->threads[i].uni || !P->threads[i].rowp || tc__vm_plan_own_regs(P, &P->threads[i]) != TC_OK ||
+            !tc__plan_alloc_lines(P, TC__VM_THREAD_GAP))
             return TC_ERR_OUT_OF_MEMORY;
     }
     return TC_OK;
