@@ -19,6 +19,9 @@ static const kc_case kt_cases[] = {
     {"matmul", KC_MM, "M=64 K=70 N=90", 0, KC_REDUCE, 0},
     /* engine: 3 k blocks, 2 N blocks, tasks in chunks per thread count */
     {"matmul-kblocks", KC_MM, "M=72 K=600 N=90", 0, KC_REDUCE, 0},
+    /* engine: panels too big to keep, 2 groups: 2 chunks a thread, the
+       first bigger (shrink: 3, 3, 1, 1 tasks at 2 threads) */
+    {"matmul-shrink", KC_MM, "M=64 K=1100 N=600", 0, KC_REDUCE, 0},
     {"matmul-batched", KC_BMM, "NB=8 M=16 K=20 N=24", 0, KC_REDUCE, 0},
     {"matvec", KC_MV, "M=100 N=300", 0, KC_REDUCE, 0},
     {"conv2d", KC_CONV, "N=2 C=4 H=18 W=17 O=8 KH=3 KW=3", 0, KC_REDUCE, 0},
