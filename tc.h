@@ -9839,8 +9839,8 @@ typedef struct tc__vm_splan {
     int64_t *mk_ox, *mk_oy; /* per reduction step: offsets in X and Y */
     int ct;             /* run by the packed contraction engine (tc_contract.h) */
     tc__contract_shape ct_shape;
-    int shrink;         /* chunks shrink: the first half hold 3/4 of the items
-                           (tc__vm_chunk_items) */
+    int shrink;         /* chunks shrink: the first half hold 3/4 of the items,
+                           rounded down (tc__vm_chunk_items) */
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
     int wred_direct;    /* ... fused `!` into a unit-stride row of the value's dtype: reduced in
@@ -10614,12 +10614,16 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    GEMM tasks go a task a chunk, for the balance, where each thread can
    keep the group's panels (tc__contract_keep: mm 512 at 2 threads, 5% to
    17% less median time than 2 chunks a thread, each packing the panels again),
-   else in 2 chunks a thread, the first of each thread bigger than the
-   second (shrink): each chunk packs its panels, so chunks stay few, and a
-   thread whose virtual CPU runs slow then holds up a small chunk at the
-   end, not half the job. GEMV and row tasks pack no panel: with threads,
-   a task a chunk. Its sums are complete per element, so neither threads
-   nor chunks change them. */
+   else in 2 chunks a thread. Each of those packs its panels, so they stay
+   few; with one group, the first half of the chunks are bigger than the
+   second (shrink), so that a thread whose virtual CPU runs slow holds up
+   a small chunk at the end, not a big one (mm 1024 at 2 threads, Intel
+   Xeon model 207, calls alternating with even chunks: 0.97x the time on
+   average over 12 runs, 0.90x to 1.01x). Not with 2 or 3 groups: a big
+   chunk then spans two groups and packs both (M 1024, K 1024, N 2048:
+   1.00x to 1.08x the time). GEMV and row tasks pack no panel: with
+   threads, a task a chunk. Its sums are complete per element, so neither
+   threads nor chunks change them. */
 TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     const tc__contract *c = sp->vs->engine;
     int64_t groups, tasks;
@@ -10639,7 +10643,7 @@ TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     else if (tc__contract_keep(&sp->ct_shape)) sp->n_chunks = tasks;
     else {
         sp->n_chunks = 2 * (int64_t)P->n_threads;
-        sp->shrink = 1;
+        sp->shrink = groups == 1;
     }
     if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
     if (sp->n_chunks > tasks) sp->n_chunks = tasks;
@@ -12129,19 +12133,17 @@ TC__PRIVATE void tc__vm_even_part(int64_t n, int64_t k, int64_t c, int64_t *firs
 }
 
 /* Items [first, last) of chunk c: the items shared out evenly, or where
-   the chunks shrink, the first half of the chunks share 3/4 of the items
-   evenly and the second half the rest. mm 1024 at 2 threads, 8 tasks: 3,
-   3, 1, 1 tasks, not 2 a chunk; when one virtual CPU ran at about 2/3 of
-   the other's speed (seen for minutes at a time on a 2-vCPU cloud
-   machine), the thread on it took 11.5 ms for its two chunks, the other
-   7.6 ms, and waited. Against even chunks, calls alternating in one
-   process (Intel Xeon model 207): medians 0.90x to 1.01x the time, 0.97x
-   on average over 12 runs of 150 to 200 calls each. */
+   the chunks shrink (see tc__vm_plan_engine), the first half of the
+   chunks share 3/4 of the items (rounded down) evenly and the second half
+   the rest: mm 1024 at 2 threads, 8 tasks in 3, 3, 1 and 1, not 2 each.
+   With one virtual CPU at about 2/3 of the other's speed (seen for
+   minutes at a time on a 2-vCPU cloud machine), the thread on it took
+   11.5 ms for its two even chunks, the other 7.6 ms, and then waited. */
 TC__PRIVATE void tc__vm_chunk_items(const tc__vm_splan *sp, int64_t c, int64_t *first,
                                     int64_t *last) {
     int64_t n = sp->n_items, k = sp->n_chunks, base = 0;
     if (sp->shrink) {
-        int64_t big = n * 3 / 4, half = k / 2;
+        int64_t big = n - (n + 3) / 4, half = k / 2; /* 3n/4 rounded down, no overflow */
         if (c < half) {
             n = big;
             k = half;

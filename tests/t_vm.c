@@ -895,7 +895,45 @@ static void test_gather_precheck(void) {
     tc_program_free(p);
 }
 
+/* The chunk split (tc__vm_chunk_items): every item in exactly one chunk,
+   in order; even chunks differ by at most one item; shrinking chunks (2
+   a thread) give the first half 3/4 of the items, rounded down, and no
+   chunk of the second half is bigger than one of the first. */
+static void test_chunk_items(void) {
+    tc__vm_splan sp;
+    int64_t n, c, first, last, next, big, small, lo_big;
+    int threads, shrink, bad = 0;
+    memset(&sp, 0, sizeof sp);
+    for (shrink = 0; shrink <= 1; shrink++)
+        for (threads = 2; threads <= 9; threads++)
+            for (n = 2 * threads + shrink; n <= 400; n++) {
+                sp.n_items = n;
+                sp.n_chunks = 2 * threads;
+                sp.shrink = shrink;
+                next = 0;
+                big = 0;
+                small = n;
+                lo_big = n;
+                for (c = 0; c < sp.n_chunks; c++) {
+                    tc__vm_chunk_items(&sp, c, &first, &last);
+                    bad += first != next || last < first || last > n;
+                    if (c < threads) {
+                        big += last - first;
+                        if (last - first < lo_big) lo_big = last - first;
+                    } else if (last - first > small || c == threads) {
+                        small = last - first;
+                    }
+                    next = last;
+                }
+                bad += next != n;
+                if (shrink) bad += big != n * 3 / 4 || small > lo_big;
+                else bad += lo_big + 1 < (n + sp.n_chunks - 1) / sp.n_chunks;
+            }
+    CHECKF(bad == 0, "%d bad chunk splits", bad);
+}
+
 int main(void) {
+    RUN(test_chunk_items);
     RUN(test_add);
     RUN(test_matmul);
     RUN(test_rowsum);
