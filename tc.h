@@ -10620,8 +10620,8 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    a small chunk at the end, not a big one (mm 1024 at 2 threads, Intel
    Xeon model 207, calls alternating with even chunks: 0.97x the time on
    average over 12 runs, 0.90x to 1.01x). Not with 2 or 3 groups: a big
-   chunk then spans two groups and packs both (M 1024, K 1024, N 2048:
-   1.00x to 1.08x the time). GEMV and row tasks pack no panel: with
+   chunk can then span two groups and pack both (2 groups, M 1024, K 1024,
+   N 2048: 1.00x to 1.08x the time). GEMV and row tasks pack no panel: with
    threads, a task a chunk. Its sums are complete per element, so neither
    threads nor chunks change them. */
 TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {

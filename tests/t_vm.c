@@ -901,8 +901,8 @@ static void test_gather_precheck(void) {
    chunk of the second half is bigger than one of the first. */
 static void test_chunk_items(void) {
     tc__vm_splan sp;
-    int64_t n, c, first, last, next, big, small, lo_big;
-    int threads, shrink, bad = 0;
+    int64_t n, c, first, last, size, lo[2], hi[2], first_half;
+    int threads, shrink, h, bad = 0;
     memset(&sp, 0, sizeof sp);
     for (shrink = 0; shrink <= 1; shrink++)
         for (threads = 2; threads <= 9; threads++)
@@ -910,24 +910,21 @@ static void test_chunk_items(void) {
                 sp.n_items = n;
                 sp.n_chunks = 2 * threads;
                 sp.shrink = shrink;
-                next = 0;
-                big = 0;
-                small = n;
-                lo_big = n;
-                for (c = 0; c < sp.n_chunks; c++) {
+                lo[0] = lo[1] = n;
+                hi[0] = hi[1] = first_half = last = 0;
+                for (c = 0; c < sp.n_chunks; c++) { /* per half: smallest, biggest */
+                    int64_t next = last;
                     tc__vm_chunk_items(&sp, c, &first, &last);
-                    bad += first != next || last < first || last > n;
-                    if (c < threads) {
-                        big += last - first;
-                        if (last - first < lo_big) lo_big = last - first;
-                    } else if (last - first > small || c == threads) {
-                        small = last - first;
-                    }
-                    next = last;
+                    size = last - first;
+                    bad += first != next || size < 0 || last > n;
+                    h = c >= threads;
+                    if (!h) first_half += size;
+                    if (size < lo[h]) lo[h] = size;
+                    if (size > hi[h]) hi[h] = size;
                 }
-                bad += next != n;
-                if (shrink) bad += big != n * 3 / 4 || small > lo_big;
-                else bad += lo_big + 1 < (n + sp.n_chunks - 1) / sp.n_chunks;
+                bad += last != n;
+                if (shrink) bad += first_half != n * 3 / 4 || hi[1] > lo[0];
+                else bad += (hi[0] > hi[1] ? hi[0] : hi[1]) - (lo[0] < lo[1] ? lo[0] : lo[1]) > 1;
             }
     CHECKF(bad == 0, "%d bad chunk splits", bad);
 }
