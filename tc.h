@@ -4130,6 +4130,17 @@ TC__PRIVATE int tc__range_pure(const tc__sm_stmt *st, const tc__sm_access *a, in
     return 1;
 }
 
+/* A resolved range that is an error for every size: negative (`A(i + 5)`
+   of a 3-long A), or, bounded only by reads in ?: branches, empty too
+   (`i < N ? A(i) : B(i - N)`, a concatenation without its `where`, would
+   else write nothing without a word). A range empty for every size
+   otherwise gives an empty tensor (SEMANTICS.md 5: zero extents give
+   empty tensors): `B(i + 3)` of a 3-long B. */
+TC__PRIVATE int tc__range_void(const tc__sema *S, const tc__sm_var *x, int branches) {
+    if (x->lo < 0 || x->hi < 0) return 0; /* after an allocation failure */
+    return tc__sx_prove_le_d(S, x->hi, branches ? 0 : 1, x->lo, 0, 0) == 1;
+}
+
 /* One round: every access with a single unresolved variable proposes an
    interval; intersect per variable, resolve. Returns the number resolved.
    Reads in ?: branches count only in a fallback round (`branches`), when
@@ -4159,7 +4170,7 @@ TC__PRIVATE int tc__range_round(tc__sm_stmt *st, int *lo_c, int *hi_c, int branc
         x->hi = hi_c[v];
         x->resolved = 1;
         progress++;
-        if (tc__sx_prove_le(S, x->hi, x->lo) == 1) /* `i < N ? A(i) : B(i - N)`: nothing, silently */
+        if (tc__range_void(S, x, branches))
             return tc__fail(S->C, TC_ERR_RANGE, x->span,
                             "the accesses that bound %s leave it no value for any size: [%s, %s) "
                             "(their ranges are intersected); give it one with `where %s in lo:hi`",

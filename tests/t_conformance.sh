@@ -310,6 +310,20 @@ py "5 zero extent gives an empty output" "
 assert shapes('''$CONV1''', N=2, L=3) == {'A': ([0], [0])}
 A = ok_run('''$CONV1''', B=rnd(2), K=rnd(3))['A']
 assert A.shape == (0,) and A.dtype == f32, A"
+py "5 an extent zero for every size is an empty output too" "
+C = '''def f(float(3) B) -> (A) {
+  A(i) = B(i + 3)
+}'''
+assert check(C)[0] == 0, check(C)
+assert shapes(C) == {'A': ([0], [0])}
+assert ok_run(C, B=rnd(3))['A'].shape == (0,)
+S = '''def f(float(N) B) -> (A) {
+  A(i) = B(i) + B(i + N)
+}'''
+assert shapes(S, N=3) == {'A': ([0], [0])}
+assert ok_run(S, B=rnd(3))['A'].shape == (0,)
+Z = 'def f(float(0) X) -> (A) { A(i) = X(i) * 2 }'
+assert ok_run(Z, X=rnd(0))['A'].shape == (0,)"
 py "5 size variable bound twice names both tensors" "
 S = '''def mm(float(M, K) A, float(K, N) B) -> (C) {
   C(i, j) +=! A(i, k) * B(k, j)
@@ -574,7 +588,7 @@ def f(float(N, M) A, float(N) V) -> (C) {
 err "a call's arguments are tensor names" 2:32 "a call is a statement of its own whose arguments are tensor names" \
 'def g(float(N) X) -> (P) { P(i) = X(i) * 2 }
 def f(float(N) A) -> (C) { C = g(A + 1) }'
-err "an index the accesses leave no value is an error, not an empty output" 2:5 "the accesses that bound i leave it no value for any size: [N, N)" \
+err "an index only ?: branches bound, left no value, is an error, not an empty output" 2:5 "the accesses that bound i leave it no value for any size: [N, N)" \
 'def cat(float(N) A, float(M) B) -> (O) {
   O(i) = (i < N) ? A(i) : B(i - N)
 }'
