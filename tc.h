@@ -331,7 +331,7 @@ TC_API int tc_ir_format_loops(const struct tc_ir_def *d, char *buf, size_t cap);
     X(SUB,    "Vvv",   "V[a][l] = V[b][l] - V[c][l] (ints wrap)")                       \
     X(MUL,    "Vvv",   "V[a][l] = V[b][l] * V[c][l] (ints wrap)")                       \
     X(DIV,    "Vvv",   "V[a][l] = V[b][l] / V[c][l] (ints: floor, x/0 = 0)")           \
-    X(MOD,    "Vvv",   "V[a][l] = V[b][l] % V[c][l] (ints: sign of divisor, x%0 = 0; floats: fmod)") \
+    X(MOD,    "Vvv",   "V[a][l] = V[b][l] % V[c][l] (sign of divisor; ints: x%0 = 0)") \
     X(MIN,    "Vvv",   "V[a][l] = min(V[b][l], V[c][l]) (floats: NaN ignored)")         \
     X(MAX,    "Vvv",   "V[a][l] = max(V[b][l], V[c][l]) (floats: NaN ignored)")         \
     X(LT,     "Vvv",   "V[a][l] = V[b][l] < V[c][l] (bool)")                            \
@@ -474,7 +474,7 @@ TC_API int tc_builtin_arity(tc_builtin b);
     X(SUB,    2, "a - b")                                                      \
     X(MUL,    2, "a * b")                                                      \
     X(DIV,    2, "a / b (ints: floor, x/0 = 0)")                               \
-    X(MOD,    2, "a % b (ints: sign of b, x%0 = 0; floats: fmod)")             \
+    X(MOD,    2, "a % b (the sign of b; ints: x%0 = 0)")                       \
     X(LT,     2, "a < b (bool)")                                               \
     X(LE,     2, "a <= b (bool)")                                              \
     X(GT,     2, "a > b (bool)")                                               \
@@ -8226,8 +8226,19 @@ TC__VM_TYPES(TC__VM_ELEM)
     static inline T tc__e_amax_##sfx(T x, T y) { return y > x ? y : x; }
 TC__VM_TYPES(TC__VM_ELEM_ACC)
 #undef TC__VM_ELEM_ACC
-static inline float tc__e_mod_f32(float x, float y) { return fmodf(x, y); }
-static inline double tc__e_mod_f64(double x, double y) { return fmod(x, y); }
+/* Float %: the sign of the divisor, as integer % (SEMANTICS.md 4) and as
+   numpy's and PyTorch's % on floats: fmod's exact remainder, plus y where
+   their signs differ (that sum rounds: -1e-30 % 1 is 1); a zero takes y's
+   sign. fmod's NaN (y zero, x infinite, a NaN) passes through. */
+#define TC__VM_FMOD(sfx, T, FMOD, COPYSIGN)                                                  \
+    static inline T tc__e_mod_##sfx(T x, T y) {                                              \
+        T r = FMOD(x, y);                                                                    \
+        if (r == 0) return COPYSIGN((T)0, y);                                                \
+        return (r < 0) != (y < 0) ? r + y : r;                                               \
+    }
+TC__VM_FMOD(f32, float, fmodf, copysignf)
+TC__VM_FMOD(f64, double, fmod, copysign)
+#undef TC__VM_FMOD
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop
 #endif

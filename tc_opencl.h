@@ -628,6 +628,11 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
     X(MINMAX, "min/max: NaN ignored, the VM's choice on ties",                               \
       "$T tc_min_$S($T x, $T y) { return (y < x || x != x) ? y : x; }\n"                     \
       "$T tc_max_$S($T x, $T y) { return (y > x || x != x) ? y : x; }\n")                    \
+    X(FMOD, "%: the sign of the divisor, as for integers (fmod, then + y)",                  \
+      "$T tc_mod_$S($T x, $T y)\n{\n"                                                        \
+      "    $T r = fmod(x, y);\n"                                                             \
+      "    if (r == 0) return copysign(0$f, y);\n"                                           \
+      "    return (r < 0) != (y < 0) ? r + y : r;\n}\n")                                     \
     X(FMINMAX, "fmin/fmax builtins: C99 NaN rule, min(-0, +0) = -0, max = +0",               \
       "$T tc_fmin_$S($T x, $T y)\n{\n"                                                       \
       "    if (x != x) return y;\n    if (y != y) return x;\n"                              \
@@ -1189,7 +1194,7 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
         if (t == TC_BOOL) tc__ocl_printf(s, nd->op == TC_IR_DIV ? "(%s & %s)" : "false", a.p, b.p);
         else if (f && nd->op == TC_IR_DIV)
             tc__ocl_printf(s, top ? "%s / %s" : "(%s / %s)", a.p, b.p);
-        else if (f) tc__ocl_printf(s, "fmod(%s, %s)", a.p, b.p);
+        else if (f) tc__ocl_printf(s, "tc_mod_%s(%s, %s)", dbl ? "d" : "f", a.p, b.p);
         else tc__ocl_printf(s, "tc_%s_%s(%s, %s)", nd->op == TC_IR_DIV ? "div" : "mod",
                             tc__ocl_types[t].sfx, a.p, b.p);
         break;
@@ -1729,6 +1734,7 @@ TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
             tc_dtype at = nd->nargs > 0 ? st->nodes[nd->args[0]].dtype : nd->dtype;
             if ((nd->op == TC_IR_DIV || nd->op == TC_IR_MOD) && tc__ocl_is_int(at))
                 E->need_div[at] = 1;
+            if (nd->op == TC_IR_MOD && tc__ocl_is_float(at)) E->need[TC__OCL_H_FMOD][at == TC_FLOAT64] = 1;
             if ((nd->op == TC_IR_MIN || nd->op == TC_IR_MAX) && tc__ocl_is_float(at))
                 E->need[TC__OCL_H_MINMAX][at == TC_FLOAT64] = 1;
             if (nd->op == TC_IR_CALL) {

@@ -162,6 +162,17 @@ REF_FN int ref_cmp(tc_dtype t, ref_val a, ref_val b) { /* floats: NaN compares a
     if (a.f > b.f) return 1;
     return a.f == b.f ? 0 : 2;
 }
+/* Float %: the divisor's sign (numpy's np.mod), from the exact fmod. */
+REF_FN float ref_modf(float a, float b) {
+    float r = fmodf(a, b);
+    if (r == 0) return b < 0 ? -0.0f : 0.0f;
+    return (r < 0) != (b < 0) ? r + b : r;
+}
+REF_FN double ref_mod(double a, double b) {
+    double r = fmod(a, b);
+    if (r == 0) return b < 0 ? -0.0 : 0.0;
+    return (r < 0) != (b < 0) ? r + b : r;
+}
 REF_FN ref_val ref_arith_float(tc_ir_op op, tc_dtype t, double x, double y) {
     ref_val r = {0, 0};
     if (t == TC_FLOAT32) { /* in float, as the element type says (§7) */
@@ -172,7 +183,7 @@ REF_FN ref_val ref_arith_float(tc_ir_op op, tc_dtype t, double x, double y) {
         case TC_IR_SUB: c = a - b; break;
         case TC_IR_MUL: c = a * b; break;
         case TC_IR_DIV: c = a / b; break;
-        case TC_IR_MOD: c = fmodf(a, b); break;
+        case TC_IR_MOD: c = ref_modf(a, b); break;
         case TC_IR_MIN: c = b != b ? a : a != a ? b : b < a ? b : a; break; /* NaN ignored */
         case TC_IR_MAX: c = b != b ? a : a != a ? b : b > a ? b : a; break;
         default: break;
@@ -186,7 +197,7 @@ REF_FN ref_val ref_arith_float(tc_ir_op op, tc_dtype t, double x, double y) {
     case TC_IR_SUB: r.f = x - y; break;
     case TC_IR_MUL: r.f = x * y; break;
     case TC_IR_DIV: r.f = x / y; break;
-    case TC_IR_MOD: r.f = fmod(x, y); break;
+    case TC_IR_MOD: r.f = ref_mod(x, y); break;
     case TC_IR_MIN: r.f = y != y ? x : x != x ? y : y < x ? y : x; break;
     case TC_IR_MAX: r.f = y != y ? x : x != x ? y : y > x ? y : x; break;
     default: break;

@@ -628,6 +628,19 @@ for dt in (np.int8, np.int16, np.int64):
     S2 = S.replace('int32', np.dtype(dt).name)
     o = ok_run(S2, x=x.astype(dt), y=y.astype(dt))
     assert list(o['q']) == [-4, -4, 3, 3, 0, 0] and list(o['r']) == [1, -1, -1, 1, 0, 0], (dt, o)"
+py "4 float modulo has the sign of the divisor too (numpy's %)" "
+S = '''def f(float(N) x, float(N) y, double(N) u, double(N) v) -> (r, s) {
+  r(i) = x(i) % y(i)
+  s(i) = u(i) % v(i)
+}'''
+x = vec(5.5, -5.5, 5.5, -5.5, 0.0, -0.0, -1e-30, 6.0, 7.25)
+y = vec(2, 2, -2, -2, 2, -2, 1, -3, 0.5)
+o = ok_run(S, x=x, y=y, u=x.astype(np.float64), v=y.astype(np.float64))
+for got, a, b in ((o['r'], x, y), (o['s'], x.astype(np.float64), y.astype(np.float64))):
+    want = np.mod(a, b)
+    assert got.dtype == a.dtype and (got == want).all(), (got, want)
+    assert (np.signbit(got) == np.signbit(want)).all(), (got, want)
+assert list(o['r'][:4]) == [1.5, 0.5, -0.5, -1.5] and o['r'][6] == 1.0, o['r']"
 py "4 floor division and modulo in size expressions" "
 def ext(expr, **sizes):
     S = 'def f(float(N) x, float(M) z) -> (A) { A(i) = z(i) where i in 0:%s }' % expr

@@ -454,12 +454,12 @@ def define_dtypes():
     case("dtype-float64", "def ed(double(N) a, double(N) b) -> (c, d) {\n"
          "    c(i) = a(i) * b(i) - a(i) / b(i)\n    d(i) = a(i) % b(i) + min(a(i), b(i))\n}\n",
          {"a": unif(300, -10, 10, F64), "b": unif(300, -3, 3, F64)},
-         lambda a, b: {"c": a * b - a / b, "d": np.fmod(a, b) + np.minimum(a, b)})
+         lambda a, b: {"c": a * b - a / b, "d": np.mod(a, b) + np.minimum(a, b)})
     case("dtype-float32-ops", "def ef(float(N) a, float(N) b) -> (c, d, e) {\n"
          "    c(i) = a(i) % b(i)\n    d(i) = -a(i) / b(i) + max(a(i), b(i))\n"
          "    e(i) = a(i) <= b(i) || a(i) > 2.0 * b(i) ? 1.0 : 0.0\n}\n",
          {"a": unif(300, -10, 10), "b": unif(300, -3, 3)},
-         lambda a, b: {"c": np.fmod(a, b), "d": -a / b + np.maximum(a, b),
+         lambda a, b: {"c": np.mod(a, b), "d": -a / b + np.maximum(a, b),
                        "e": np.where((a <= b) | (a > f32c(2) * b), f32c(1), f32c(0))})
     case("promotion", "def mix(int8(N) a, uint16(N) b, float(N) x, int64(N) w) -> (c, d, e, f) {\n"
          "    c(i) = a(i) + b(i)\n    d(i) = x(i) * a(i)\n    e(i) = w(i) - b(i)\n    f(i) = x(i) + 1.5\n}\n",
