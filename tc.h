@@ -2446,6 +2446,9 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      their bounds are not provable branch reads keep a
      general index, which the back end checks per element where the branch
      is taken (SEMANTICS.md §6: `(h >= P && h < H + P) ? I(h - P) : 0`).
+     The right side of && and || is such a branch too: as in C, it is
+     evaluated only where the left side leaves the answer open, so
+     `i > 0 && B(i - 1) > 0` never reads B(-1).
    - A read whose index is not affine (a gather, i * j, a size coefficient
      like K * h) bounds no range and is checked per element: a warning.
      Exception: `X / c`, X affine and c a positive constant, bounds ranges
@@ -3277,6 +3280,7 @@ TC__PRIVATE tc__sm_val tc__sm_conv(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
 }
 
 TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint);
+TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint);
 
 /* An integer or float literal, possibly negated (SEMANTICS.md §1). Its
    type never adapts to the other operand; a float literal next to a
@@ -3658,6 +3662,29 @@ TC__PRIVATE int tc__sm_want_bool(tc__sm_stmt *st, tc__sm_val v, const tc__expr *
                     "%s must be bool (a comparison), not %s", what, tc_dtype_name(v.type));
 }
 
+/* a && b, a || b. As in C, b is evaluated only where a leaves the answer
+   open, so its reads are those of a ?: branch (SEMANTICS.md 6): where b
+   reads a tensor the node is a SELECT, a ? b : false (a ? true : b), and
+   `i > 0 && B(i - 1) > 0` never reads B(-1). */
+TC__PRIVATE tc__sm_val tc__sm_logic(tc__sm_stmt *st, const tc__expr *e) {
+    const char *what = e->op == TC__T_AND ? "an operand of &&" : "an operand of ||";
+    tc__sm_val a = tc__sm_expr(st, e->args[0], -1), b;
+    int reads = st->n_acc, args[3];
+    if (!tc__sm_want_bool(st, a, e->args[0], what)) return tc__sm_fail_val();
+    b = tc__sm_branch(st, e->args[1], -1);
+    if (!tc__sm_want_bool(st, b, e->args[1], what)) return tc__sm_fail_val();
+    args[0] = a.node;
+    if (st->n_acc == reads) {
+        args[1] = b.node;
+        return tc__sm_mkval(
+            tc__sm_node(st, e->op == TC__T_AND ? TC_IR_AND : TC_IR_OR, TC_BOOL, 2, args), TC_BOOL);
+    }
+    args[1] = e->op == TC__T_AND ? b.node : tc__sm_const(st, TC_BOOL, 1, 1.0).node;
+    args[2] = e->op == TC__T_AND ? tc__sm_const(st, TC_BOOL, 0, 0.0).node : b.node;
+    if (args[1] < 0 || args[2] < 0) return tc__sm_fail_val();
+    return tc__sm_mkval(tc__sm_node(st, TC_IR_SELECT, TC_BOOL, 3, args), TC_BOOL);
+}
+
 TC__PRIVATE tc__sm_val tc__sm_binary(tc__sm_stmt *st, const tc__expr *e) {
     static const struct {
         tc__tok tok;
@@ -3669,18 +3696,7 @@ TC__PRIVATE tc__sm_val tc__sm_binary(tc__sm_stmt *st, const tc__expr *e) {
                {TC__T_EQ, TC_IR_EQ, 1},     {TC__T_NE, TC_IR_NE, 1}};
     tc__sm_val a, b;
     size_t i;
-    if (e->op == TC__T_AND || e->op == TC__T_OR) {
-        int args[2];
-        const char *what = e->op == TC__T_AND ? "an operand of &&" : "an operand of ||";
-        a = tc__sm_expr(st, e->args[0], -1);
-        if (!tc__sm_want_bool(st, a, e->args[0], what)) return tc__sm_fail_val();
-        b = tc__sm_expr(st, e->args[1], -1);
-        if (!tc__sm_want_bool(st, b, e->args[1], what)) return tc__sm_fail_val();
-        args[0] = a.node;
-        args[1] = b.node;
-        return tc__sm_mkval(
-            tc__sm_node(st, e->op == TC__T_AND ? TC_IR_AND : TC_IR_OR, TC_BOOL, 2, args), TC_BOOL);
-    }
+    if (e->op == TC__T_AND || e->op == TC__T_OR) return tc__sm_logic(st, e);
     for (i = 0; i < sizeof map / sizeof map[0]; i++)
         if (map[i].tok == e->op) {
             if (!tc__sm_pair(st, e->args[0], e->args[1], &a, &b)) return tc__sm_fail_val();
@@ -4276,9 +4292,10 @@ TC__PRIVATE int tc__range_check_access(tc__sm_stmt *st, const tc__sm_access *a, 
     return r1 == 2 || r2 == 2 ? 2 : 1;
 }
 
-/* A read in a ?: branch that inference did not bound: in bounds for every
-   point (provably), or else read through its general index, which the back
-   end checks per element when the branch is taken (SEMANTICS.md §6). */
+/* A read in a ?: branch (or on the right of && / ||) that inference did not
+   bound: in bounds for every point (provably), or else read through its
+   general index, which the back end checks per element where the read
+   happens (SEMANTICS.md §6). */
 TC__PRIVATE int tc__range_branch_read(tc__sm_stmt *st, const tc__sm_access *a) {
     tc__sema *S = st->S;
     int mn, mx;
@@ -4307,7 +4324,7 @@ TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
             tc__sm_access_text(st, a, text, sizeof text);
             tc__warn(st->S->C, a->expr ? a->expr->span : st->st->lhs_span,
                      a->branch ? "range inference does not prove %s in bounds: it is checked "
-                                 "at run time, where its ?: branch is taken"
+                                 "at run time, where it is read (a ?: branch taken, or && / || evaluating it)"
                                : "range inference does not prove %s in bounds: it is checked "
                                  "at run time",
                      text);

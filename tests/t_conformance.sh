@@ -727,6 +727,21 @@ S = '''def f(float(N) X) -> (O) {
   O(i) = i >= 1 ? X(i - 1) : 0.0 where i in 0:N
 }'''
 assert list(ok_run(S, X=vec(1, 2, 3))['O']) == [0, 1, 2]"
+py "6 && and || guard a read as C does: the right side only where it decides" "
+S = '''def f(float(N) B) -> (A, C) {
+  A(i) = i > 0 && B(i - 1) > 0.5 ? 1.0 : 0.0 where i in 0:N
+  C(i) = i == 0 || B(i - 1) > 0.5 ? 1.0 : 0.0 where i in 0:N
+}'''
+B = vec(0.9, 0.1, 0.7, 0.2)
+for t in (1, 2):
+    rc, o, e = run(S, None, t, B=B)
+    assert rc == 0, e
+    assert list(o['A']) == [0, 1, 0, 1] and list(o['C']) == [1, 1, 0, 1], o
+G = '''def g(float(N) B, int32(M) I) -> (A) {
+  A(i) = I(i) >= 0 && I(i) < N && B(I(i)) > 0.5 ? 1.0 : 0.0
+}'''
+o = ok_run(G, B=B, I=vec(-1, 0, 1, 2, 4, 9, dtype=np.int32))
+assert list(o['A']) == [0, 1, 0, 1, 0, 0], o"
 py "6 gather out of range names the access" "
 S = '''def embed(float(V, E) T, int64(B) idx) -> (O) {
   O(b, e) = T(idx(b), e)

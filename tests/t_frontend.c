@@ -385,7 +385,7 @@ static void test_conv_gradients(void) {
     CHECK_STR(range_text(0, "o"), "[0, O)");
     CHECK_STR(range_text(0, "kh"), "[0, KH)");
     CHECK(D->n_checks == 0);
-    CHECK(warnings_containing("where its ?: branch is taken") == 1);
+    CHECK(warnings_containing("where it is read (a ?: branch taken") == 1);
     {
         const tc_ir_stmt *s = stmt(0);
         int i, general = 0, affine = 0;
