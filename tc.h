@@ -1065,7 +1065,7 @@ static const char *const tc__tok_text[TC__T_COUNT] = {
 
 /* clang-format off */
 #define TC__EXPR_KINDS(X)                                                        \
-    X(INT,     "integer literal: ival (dtype int32, or int64 when it does not fit)") \
+    X(INT,     "integer literal: ival, lit (tc__sm_int_type)")                  \
     X(FLOAT,   "float literal: fval (float32)")                                  \
     X(IDENT,   "name: size variable, index variable, 0-rank tensor or let")      \
     X(UNARY,   "op args[0]: op is TC__T_MINUS, TC__T_PLUS or TC__T_NOT")         \
@@ -1081,6 +1081,12 @@ typedef enum tc__expr_kind {
     TC__E_COUNT
 } tc__expr_kind;
 
+/* An integer literal's C suffix (u, l, ll, ul, ...) and whether its value,
+   a hex or octal one as in C, is above INT64_MAX: they give its type
+   (tc__sm_int_type). */
+#define TC__LIT_U 1
+#define TC__LIT_L 2
+#define TC__LIT_WIDE 4
 typedef struct tc__expr tc__expr;
 struct tc__expr {
     tc__expr_kind kind;
@@ -1088,6 +1094,7 @@ struct tc__expr {
     tc__tok op;         /* UNARY, BINARY */
     int64_t ival;       /* INT value; DIM dimension number */
     double fval;        /* FLOAT value */
+    int lit;            /* INT: TC__LIT_* flags (its C suffix, a value above INT64_MAX) */
     const char *name;   /* IDENT, CALL, DIM */
     tc__span name_span; /* IDENT, CALL, DIM */
     int nargs;
@@ -1375,8 +1382,9 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
 typedef struct tc__token {
     tc__tok kind;
     tc__span span;
-    int64_t ival; /* INT */
+    int64_t ival; /* INT (above INT64_MAX: its bits, with TC__LIT_WIDE) */
     double fval;  /* FLOAT: the literal correctly rounded to double */
+    int lit;      /* INT: TC__LIT_* flags */
 } tc__token;
 
 typedef struct tc__lexer {
@@ -1496,48 +1504,173 @@ TC__PRIVATE double tc__lex_float_value(const char *s, size_t n) {
     return strtod(buf, NULL);
 }
 
-/* hex -> '0' ('x' | 'X') hexdigit {hexdigit} */
-TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
-    size_t p = start + 2;
-    uint64_t v = 0;
-    int overflow = 0;
-    while (tc__lex_is_hex(tc__lex_at(L, p))) {
-        int c = tc__lex_at(L, p++);
-        unsigned d = (unsigned)(tc__lex_is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
-        if (v > ((uint64_t)INT64_MAX - d) / 16) overflow = 1;
-        else v = v * 16 + d;
+/* suffix -> u [l | ll] | (l | ll) [u], any case (not lL): C's integer
+   suffixes. Returns the position after it; *lit gets its flags. */
+TC__PRIVATE size_t tc__lex_int_suffix(tc__lexer *L, size_t p, int *lit) {
+    int c = tc__lex_at(L, p);
+    if ((c | 0x20) == 'u') {
+        *lit |= TC__LIT_U;
+        c = tc__lex_at(L, ++p);
     }
-    if (tc__lex_is_word(tc__lex_at(L, p)) || p == start + 2) {
-        while (tc__lex_is_word(tc__lex_at(L, p))) p++;
-        return tc__lex_error(L, t, start, p, "invalid hexadecimal number '%.*s'",
-                             (int)(p - start), L->src + start);
+    if (c == 'l' || c == 'L') {
+        *lit |= TC__LIT_L;
+        p += tc__lex_at(L, p + 1) == c ? 2 : 1;
+        if (!(*lit & TC__LIT_U) && (tc__lex_at(L, p) | 0x20) == 'u') {
+            *lit |= TC__LIT_U;
+            p++;
+        }
     }
+    return p;
+}
+
+/* A number run into letters at p: the error, with a hint. */
+TC__PRIVATE int tc__lex_bad_number(tc__lexer *L, tc__token *t, size_t start, size_t p,
+                                   int is_float) {
+    int c = tc__lex_at(L, p) | 0x20;
+    const char *why = c == 'e'                ? " (the exponent has no digits)"
+                      : c == 'f' && !is_float ? " (a float needs '.' or an exponent: 1.0f)"
+                                              : " (a name cannot start with a digit)";
+    while (tc__lex_is_word(tc__lex_at(L, p))) p++;
+    return tc__lex_error(L, t, start, p, "invalid number '%.*s'%s", (int)(p - start),
+                         L->src + start, why);
+}
+
+/* An integer token of value v, its suffix after `end`. Hex and octal
+   digits may reach UINT64_MAX, as in C, and the literal is then uint64;
+   decimal ones only with a u (`decimal`). */
+TC__PRIVATE int tc__lex_int_token(tc__lexer *L, tc__token *t, size_t start, size_t end,
+                                  uint64_t v, int overflow, int decimal) {
+    const char *s = L->src + start;
+    size_t p = tc__lex_int_suffix(L, end, &t->lit);
+    if (tc__lex_is_word(tc__lex_at(L, p))) return tc__lex_bad_number(L, t, start, p, 0);
+    if (decimal && v > (uint64_t)INT64_MAX && !(t->lit & TC__LIT_U)) overflow = 1;
     if (overflow)
         return tc__lex_error(L, t, start, p, "integer %.*s does not fit in 64 bits",
-                             (int)(p - start), L->src + start);
+                             (int)(p - start), s);
     t->kind = TC__T_INT;
     t->ival = (int64_t)v;
+    if (v > (uint64_t)INT64_MAX) t->lit |= TC__LIT_WIDE;
     t->span = tc__lex_span(L, start, p);
     L->pos = p;
     return 1;
 }
 
-/* A decimal integer's value; 0 on overflow of int64. */
-TC__PRIVATE int tc__lex_decimal(const char *s, size_t n, int64_t *out) {
+/* A hex float's value: mantissa digits (the first 15 significant ones,
+   the rest as a sticky bit, so the conversion to double rounds once) times
+   2^exp. */
+TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n) {
+    uint64_t m = 0;
+    long e = 0, x = 0;
+    int digits = 0, after_dot = 0, esign = 1, sticky = 0;
+    size_t i;
+    for (i = 2; i < n && (s[i] | 0x20) != 'p'; i++) {
+        unsigned d;
+        if (s[i] == '.') {
+            after_dot = 1;
+            continue;
+        }
+        d = (unsigned)(tc__lex_is_digit(s[i]) ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+        if (digits == 0 && d == 0) {
+            if (after_dot) e -= 4;
+            continue;
+        }
+        if (digits < 15) {
+            m = m * 16 + d;
+            digits++;
+            if (after_dot) e -= 4;
+        } else {
+            sticky |= d != 0;
+            if (!after_dot) e += 4;
+        }
+    }
+    if (i < n && (s[++i] == '+' || s[i] == '-')) esign = s[i++] == '-' ? -1 : 1;
+    for (; i < n; i++)
+        if (x < 1000000) x = x * 10 + (s[i] - '0');
+    if (m == 0) return 0.0;
+    m = m * 2 + (uint64_t)sticky; /* 61 bits at most */
+    return ldexp((double)m, (int)(e - 1 + esign * x));
+}
+
+/* hex      -> '0' ('x' | 'X') hexdigit {hexdigit} [suffix]
+ *           | '0' ('x' | 'X') hexdigits ['.' [hexdigits]] ('p' | 'P') ['+' | '-'] digits ['f' | 'F']
+ *             (a C99 hex float, float32 like every literal with an exponent) */
+TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
+    size_t p = start + 2, q;
+    uint64_t v = 0;
+    int overflow = 0, digits = 0;
+    while (tc__lex_is_hex(tc__lex_at(L, p))) {
+        int c = tc__lex_at(L, p++);
+        unsigned d = (unsigned)(tc__lex_is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+        if (v > (UINT64_MAX - d) / 16) overflow = 1;
+        else v = v * 16 + d;
+        digits++;
+    }
+    q = p;
+    if (tc__lex_at(L, q) == '.')
+        for (q++; tc__lex_is_hex(tc__lex_at(L, q)); q++) digits++;
+    if ((tc__lex_at(L, q) | 0x20) == 'p' && digits > 0) {
+        size_t x = q + 1;
+        if (tc__lex_at(L, x) == '+' || tc__lex_at(L, x) == '-') x++;
+        if (tc__lex_is_digit(tc__lex_at(L, x))) {
+            while (tc__lex_is_digit(tc__lex_at(L, x))) x++;
+            t->kind = TC__T_FLOAT;
+            t->fval = tc__lex_hexfloat_value(L->src + start, x - start);
+            if ((tc__lex_at(L, x) | 0x20) == 'f') x++;
+            if (!tc__lex_is_word(tc__lex_at(L, x)) && tc__lex_at(L, x) != '.') {
+                if (t->fval > DBL_MAX)
+                    return tc__lex_error(L, t, start, x, "number %.*s is too large for float64",
+                                         (int)(x - start), L->src + start);
+                t->span = tc__lex_span(L, start, x);
+                L->pos = x;
+                return 1;
+            }
+        }
+    }
+    if (p == start + 2 || q != p || (tc__lex_at(L, q) | 0x20) == 'p') {
+        const char *why = (tc__lex_at(L, q) | 0x20) == 'p' ? " (the exponent has no digits)"
+                          : q != p ? " (a hex float needs an exponent: 0x1.8p3)" : "";
+        while (tc__lex_is_word(tc__lex_at(L, p)) || tc__lex_at(L, p) == '.') p++;
+        return tc__lex_error(L, t, start, p, "invalid hexadecimal number '%.*s'%s",
+                             (int)(p - start), L->src + start, why);
+    }
+    return tc__lex_int_token(L, t, start, p, v, overflow, 0);
+}
+
+/* A decimal or octal integer's value (base 10 or 8); 0 on overflow of
+   uint64. */
+TC__PRIVATE int tc__lex_digits(const char *s, size_t n, unsigned base, uint64_t *out) {
     uint64_t v = 0;
     size_t i;
     for (i = 0; i < n; i++) {
         unsigned d = (unsigned)(s[i] - '0');
-        if (v > ((uint64_t)INT64_MAX - d) / 10) return 0;
-        v = v * 10 + d;
+        if (v > (UINT64_MAX - d) / base) return 0;
+        v = v * base + d;
     }
-    *out = (int64_t)v;
+    *out = v;
     return 1;
 }
 
-/* number   -> hex | digits | digits exponent [suffix]
- *           | digits '.' [digits] [exponent] [suffix] | '.' digits [exponent] [suffix]
- * exponent -> ('e' | 'E') ['+' | '-'] digits        suffix -> 'f' | 'F' */
+/* digits [suffix], the digits [start, end): octal when they start with 0
+   (C's 010 is 8), else decimal; a decimal one above INT64_MAX needs a u. */
+TC__PRIVATE int tc__lex_decimal_int(tc__lexer *L, tc__token *t, size_t start, size_t end) {
+    const char *s = L->src + start;
+    unsigned base = end - start > 1 && s[0] == '0' ? 8 : 10;
+    uint64_t v = 0;
+    size_t i;
+    int overflow;
+    for (i = 0; i < end - start && base == 8; i++)
+        if (s[i] > '7')
+            return tc__lex_error(L, t, start, end, "invalid digit '%c' in the octal number %.*s",
+                                 s[i], (int)(end - start), s);
+    overflow = !tc__lex_digits(s, end - start, base, &v);
+    return tc__lex_int_token(L, t, start, end, v, overflow, base == 10);
+}
+
+/* number   -> hex | digits [suffix] | digits exponent [fsuffix]
+ *           | digits '.' [digits] [exponent] [fsuffix] | '.' digits [exponent] [fsuffix]
+ * exponent -> ('e' | 'E') ['+' | '-'] digits        fsuffix -> 'f' | 'F'
+ * As in C, digits starting with 0 are octal, and an integer's suffix
+ * (tc__lex_int_suffix) may make it unsigned or 64-bit. */
 TC__PRIVATE int tc__lex_number(tc__lexer *L, tc__token *t, size_t start) {
     size_t p = start, mant_end;
     int is_float = 0;
@@ -1560,33 +1693,15 @@ TC__PRIVATE int tc__lex_number(tc__lexer *L, tc__token *t, size_t start) {
         }
     }
     mant_end = p;
-    if (is_float && (tc__lex_at(L, p) | 0x20) == 'f') p++;
-    if (tc__lex_is_word(tc__lex_at(L, p))) {
-        int c = tc__lex_at(L, p) | 0x20;
-        const char *why = c == 'e'                ? " (the exponent has no digits)"
-                          : c == 'f' && !is_float ? " (a float needs '.' or an exponent: 1.0f)"
-                                                  : " (a name cannot start with a digit)";
-        while (tc__lex_is_word(tc__lex_at(L, p))) p++;
-        return tc__lex_error(L, t, start, p, "invalid number '%.*s'%s", (int)(p - start), s,
-                             why);
-    }
+    if (!is_float) return tc__lex_decimal_int(L, t, start, p);
+    if ((tc__lex_at(L, p) | 0x20) == 'f') p++;
+    if (tc__lex_is_word(tc__lex_at(L, p))) return tc__lex_bad_number(L, t, start, p, 1);
     t->span = tc__lex_span(L, start, p);
-    if (is_float) {
-        t->kind = TC__T_FLOAT;
-        t->fval = tc__lex_float_value(s, mant_end - start);
-        if (t->fval > DBL_MAX) /* float32 overflow is the literal's type's (tc__sm_literal) */
-            return tc__lex_error(L, t, start, p, "number %.*s is too large for float64",
-                                 (int)(p - start), s);
-    } else {
-        t->kind = TC__T_INT;
-        if (p - start > 1 && s[0] == '0')
-            return tc__lex_error(L, t, start, p,
-                                 "number %.*s starts with 0 (octal literals are not supported)",
-                                 (int)(p - start), s);
-        if (!tc__lex_decimal(s, p - start, &t->ival))
-            return tc__lex_error(L, t, start, p, "integer %.*s does not fit in 64 bits",
-                                 (int)(p - start), s);
-    }
+    t->kind = TC__T_FLOAT;
+    t->fval = tc__lex_float_value(s, mant_end - start);
+    if (t->fval > DBL_MAX) /* float32 overflow is the literal's type's (tc__sm_literal) */
+        return tc__lex_error(L, t, start, p, "number %.*s is too large for float64",
+                             (int)(p - start), s);
     L->pos = p;
     return 1;
 }
@@ -1901,6 +2016,7 @@ TC__PRIVATE tc__expr *tc__parse_primary(tc__parser *P) {
         if (!e) return NULL;
         e->ival = t.ival;
         e->fval = t.fval;
+        e->lit = t.lit;
         tc__parse_next(P);
         return e;
     case TC__T_IDENT: return tc__parse_name_expr(P);
@@ -2245,6 +2361,7 @@ TC__PRIVATE int tc__parse_dims(tc__parser *P, tc__param *p, const char *type) {
                                P->tok.span, 0);
         if (!d) return 0;
         d->ival = P->tok.ival;
+        d->lit = P->tok.lit;
         d->name_span = P->tok.span;
         if (d->kind == TC__E_IDENT) d->name = tc__parse_take_name(P, NULL);
         else tc__parse_next(P);
@@ -2410,7 +2527,8 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      are bool. float16 is a type of values too (a float16 read is float16;
      float16 op float16 is float16) but its nodes compute in float32.
      Literals follow SEMANTICS.md §1 and promote by §3: an integer literal
-     is int32 (int64 when it does not fit), a float literal float32, so
+     is int32 (int64 when it does not fit; C's suffixes make it unsigned or
+     64-bit, 10u is uint32; hex and octal as in C), a float literal float32, so
      int8 + 1 is int32 and half * 2.0 is float32. One refinement: a float
      literal that promotes to float64 keeps its exact decimal value (0.1 is
      the double 0.1, not the float 0.1f widened), so exact double
@@ -3282,6 +3400,18 @@ TC__PRIVATE tc__sm_val tc__sm_conv(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
 TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint);
 TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint);
 
+/* An integer literal's type: int32, or int64 where its value does not fit
+   (SEMANTICS.md 1); C's suffixes: u unsigned (uint32, or uint64 where it
+   does not fit), l or ll int64, both uint64; hex or octal digits above
+   INT64_MAX uint64, as in C. */
+TC__PRIVATE tc_dtype tc__sm_int_type(const tc__expr *lit) {
+    uint64_t v = (uint64_t)lit->ival;
+    if (lit->lit & TC__LIT_U) return (lit->lit & TC__LIT_L) || v > UINT32_MAX ? TC_UINT64 : TC_UINT32;
+    if (lit->lit & TC__LIT_WIDE) return TC_UINT64;
+    if (lit->lit & TC__LIT_L) return TC_INT64;
+    return tc__sm_fits(lit->ival, TC_INT32) ? TC_INT32 : TC_INT64;
+}
+
 /* An integer or float literal, possibly negated (SEMANTICS.md §1). Its
    type never adapts to the other operand; a float literal next to a
    float64 operand is built as float64 directly so its value is exact. As
@@ -3292,9 +3422,10 @@ TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hi
     const tc__expr *lit = tc__sm_literal_of(st, e, &neg);
     double f, f32_inf = (double)FLT_MAX + ldexp(1.0, 103); /* FLT_MAX + half an ulp */
     TC_ASSERT(lit != NULL); /* callers test tc__sm_is_literal first */
-    if (lit->kind == TC__E_INT) {
-        int64_t v = neg && lit->ival != INT64_MIN ? -lit->ival : lit->ival;
-        return tc__sm_const(st, tc__sm_fits(lit->ival, TC_INT32) ? TC_INT32 : TC_INT64, v, 0.0);
+    if (lit->kind == TC__E_INT) { /* an unsigned one wraps when negated, as in C */
+        tc_dtype t = tc__sm_int_type(lit);
+        uint64_t v = neg ? 0 - (uint64_t)lit->ival : (uint64_t)lit->ival;
+        return tc__sm_const(st, t, (int64_t)(t == TC_UINT32 ? (uint32_t)v : v), 0.0);
     }
     f = neg ? -lit->fval : lit->fval;
     if (hint == (int)TC_FLOAT64) return tc__sm_const(st, TC_FLOAT64, 0, f);
@@ -3307,6 +3438,14 @@ TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hi
     }
     if (fabs(f) > (double)FLT_MAX) f = f < 0 ? -(double)FLT_MAX : (double)FLT_MAX; /* rounds there */
     return tc__sm_const(st, TC_FLOAT32, 0, f);
+}
+
+/* An integer literal in a size expression: sizes are int64. */
+TC__PRIVATE int tc__sm_size_int(tc__sema *S, const tc__expr *e) {
+    if (e->lit & TC__LIT_WIDE)
+        return tc__fail(S->C, TC_ERR_RANGE, e->span, "%.*s is too large for a size (int64)",
+                        e->span.length, S->C->src + e->span.offset) - 1;
+    return tc__sx_const(S, e->ival);
 }
 
 /* Extent sx of T.d; -1 after an error. */
@@ -3340,7 +3479,7 @@ TC__PRIVATE int tc__sm_sizex(tc__sm_stmt *st, const tc__expr *e, int allow_let,
     *bad = e;
     if (++st->work > TC__SM_WORK) return -2;
     switch (e->kind) {
-    case TC__E_INT: return tc__sx_const(S, e->ival);
+    case TC__E_INT: return tc__sm_size_int(S, e);
     case TC__E_DIM: return tc__sm_dim(S, st->E, e);
     case TC__E_IDENT:
         li = tc__sm_let_find(st, e->name);
@@ -4899,7 +5038,7 @@ TC__PRIVATE int tc__sema_param_dim(tc__sema *S, tc__sm_env *E, const tc__param *
     const tc__expr *e = p->dims[d];
     tc__sm_name *n;
     int id;
-    if (e->kind == TC__E_INT) return tc__sx_const(S, e->ival);
+    if (e->kind == TC__E_INT) return tc__sm_size_int(S, e);
     if (e->kind != TC__E_IDENT)
         return tc__fail(S->C, TC_ERR_SYNTAX, e->span, "a dimension must be a size variable or an integer") - 1;
     n = tc__sm_lookup(E, e->name);

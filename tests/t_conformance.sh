@@ -695,6 +695,25 @@ o = ok_run(S, d=d)
 assert (o['a'] == d * 0.1).all() and (o['b'] == d * 0.1).all(), (o['a'], o['b'])
 assert (o['c'] == np.where(d > 2, -0.1, d)).all(), o['c']
 assert (o['e'] == d * 1e300).all() and (o['g'] == 1e300).all(), (o['e'], o['g'])"
+py "1 literals in C syntax: hex, octal, integer suffixes, hex floats" "
+S = '''def f(float(N) x) -> (a, b, c, d, e, g, h, k) {
+  a(i) = 0x1F + 010 + 0 where i in 0:N
+  b(i) = 10u where i in 0:N
+  c(i) = -1u where i in 0:N
+  d(i) = 10L + 7ll where i in 0:N
+  e(i) = 10ul + 0XFFFFFFFFFFFFFFF0 where i in 0:N
+  g(i) = 0x1.8p1 + 0x1p-2f + x(i) * 0
+  h(i) = 4294967296u where i in 0:N
+  k(i) = 1.5e0f + 2.F where i in 0:N
+}'''
+o = ok_run(S, x=rnd(1))
+want = {'a': (np.int32, 39), 'b': (np.uint32, 10), 'c': (np.uint32, 2**32 - 1), 'd': (np.int64, 17),
+        'e': (np.uint64, 2**64 - 6), 'g': (f32, 3.25), 'h': (np.uint64, 2**32), 'k': (f32, 3.5)}
+for k, (t, v) in want.items():
+    assert o[k].dtype == t and int(o[k][0]) == v if t != f32 else o[k][0] == v, (k, o[k], o[k].dtype)
+for bad, why in (('019', 'octal'), ('0x1.8', 'exponent'), ('10uu', 'invalid number')):
+    rc, e = check('def f(float(N) x) -> (a) { a(i) = x(i) + %s }' % bad)
+    assert rc == 1 and why in e, (bad, e)"
 py "1 literals: float32's largest value, and past it" "
 S = 'def f(float(N) x) -> (a) { a(i) = x(i) * 0 + 3.40282347e38 }'
 assert (ok_run(S, x=rnd(2))['a'] == np.finfo(f32).max).all()
