@@ -1543,20 +1543,23 @@ TC__OCL_PRIVATE void tc__ocl_update(tc__ocl_emitter *E, const char *off, int mem
     const tc_ir_stmt *st = E->st;
     tc_dtype ct = st->nodes[st->value].dtype;
     tc__ocl_str v, c, ld;
+    /* `tc_acc += v` takes v bare; a combine wraps it ((uint)tc_acc + (uint)(v)),
+       so there it keeps its parentheses (a ?: value would bind wrongly) */
+    int plain = !memory && (st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
+                tc__ocl_plain_arith(ct);
     memset(E->avail, 0, sizeof(int) * (size_t)st->n_nodes);
     E->level = 1;
     tc__ocl_str_init(&v, E->out->a);
     tc__ocl_str_init(&c, E->out->a);
     tc__ocl_str_init(&ld, E->out->a);
-    tc__ocl_expr(E, &v, st->value, 1);
+    tc__ocl_expr(E, &v, st->value, plain);
     if (!v.p) tc__ocl_puts(&v, "");
     if (memory) tc__ocl_put_load(E, &ld, st->tensor, off);
     else tc__ocl_puts(&ld, "tc_acc");
     if (!v.oom && !ld.oom) tc__ocl_put_combine(&c, st->reduce, ct, ld.p, v.p);
     if (v.oom || c.oom || ld.oom) E->out->oom = 1;
     else if (memory) tc__ocl_store_line(E, st->tensor, off, c.p);
-    else if ((st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
-             tc__ocl_plain_arith(ct))
+    else if (plain)
         tc__ocl_line(E, "tc_acc %s= %s;", st->reduce == TC_REDUCE_SUM ? "+" : "*", v.p);
     else tc__ocl_line(E, "tc_acc = %s;", c.p);
     tc__ocl_str_free(&v);

@@ -450,6 +450,13 @@ static const kc_case ot_cases[] = {
      "def w64(int64(N) a, int64(N) b) -> (c, d) { c(i) = a(i) * b(i) - a(i)\n d(i) = -a(i) / b(i) "
      "}",
      "N=300", "a=* b=*", KC_EXACT, 0},
+    /* an integer reduction whose value is a ?: (the combine wraps it: it keeps
+       its parentheses), and && guarding a shifted read */
+    {"reduce-select-int",
+     "def rs(float(N) B) -> (Y, Z, G) { Y(i) +=! (B(i) > 0.0 || k >= 0) ? 1 : 0 where k in 0:2\n"
+     " Z(i) +=! (k > 0) ? int32(B(i)) : 2 where k in 0:2\n"
+     " G(i) = i > 0 && B(i - 1) > 0.0 ? 1 : 0 where i in 0:N }",
+     "N=300", "B=-3:3", KC_EXACT, 0},
     {"divmod-uint64",
      "def du(uint64(N) a, uint64(N) b) -> (c, d) { c(i) = a(i) / b(i)\n d(i) = a(i) % b(i) }",
      "N=300", "a=* b=0:3", KC_EXACT, 0},
