@@ -1543,7 +1543,10 @@ TC__PRIVATE int tc__lex_int_token(tc__lexer *L, tc__token *t, size_t start, size
     const char *s = L->src + start;
     size_t p = tc__lex_int_suffix(L, end, &t->lit);
     if (tc__lex_is_word(tc__lex_at(L, p))) return tc__lex_bad_number(L, t, start, p, 0);
-    if (decimal && v > (uint64_t)INT64_MAX && !(t->lit & TC__LIT_U)) overflow = 1;
+    if (decimal && v > (uint64_t)INT64_MAX && !(t->lit & TC__LIT_U) && !overflow)
+        return tc__lex_error(L, t, start, p,
+                             "integer %.*s does not fit in int64 (a u suffix makes it uint64)",
+                             (int)(p - start), s);
     if (overflow)
         return tc__lex_error(L, t, start, p, "integer %.*s does not fit in 64 bits",
                              (int)(p - start), s);
@@ -1555,9 +1558,24 @@ TC__PRIVATE int tc__lex_int_token(tc__lexer *L, tc__token *t, size_t start, size
     return 1;
 }
 
+/* m * 2^e (m below 2^61) rounded to a double once. Where the result is a
+   subnormal below m's precision, m is rounded by hand at 2^-1074 (nearest,
+   ties to even): (double)m and then ldexp would round twice. */
+TC__PRIVATE double tc__lex_scale(uint64_t m, long e) {
+    int bits = 0;
+    uint64_t q, rest, half;
+    while (bits < 64 && (m >> bits) != 0) bits++;
+    if (e >= -1074 || e + bits - 1 >= -1022) return ldexp((double)m, (int)e);
+    if (-1074 - e > 61) return 0.0; /* below half of 2^-1074 */
+    q = m >> (-1074 - e);
+    rest = m & ((1ull << (-1074 - e)) - 1);
+    half = 1ull << (-1075 - e);
+    q += rest > half || (rest == half && (q & 1));
+    return ldexp((double)q, -1074); /* q <= 2^52: exact */
+}
+
 /* A hex float's value: mantissa digits (the first 15 significant ones,
-   the rest as a sticky bit, so the conversion to double rounds once) times
-   2^exp. */
+   the rest as a sticky bit below them) times 2^exp, rounded once. */
 TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n) {
     uint64_t m = 0;
     long e = 0, x = 0;
@@ -1587,8 +1605,7 @@ TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n) {
     for (; i < n; i++)
         if (x < 1000000) x = x * 10 + (s[i] - '0');
     if (m == 0) return 0.0;
-    m = m * 2 + (uint64_t)sticky; /* 61 bits at most */
-    return ldexp((double)m, (int)(e - 1 + esign * x));
+    return tc__lex_scale(m * 2 + (uint64_t)sticky, e - 1 + esign * x); /* 61 bits at most */
 }
 
 /* hex      -> '0' ('x' | 'X') hexdigit {hexdigit} [suffix]
@@ -1597,7 +1614,7 @@ TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n) {
 TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
     size_t p = start + 2, q;
     uint64_t v = 0;
-    int overflow = 0, digits = 0;
+    int overflow = 0, digits = 0, exp_digits = 0;
     while (tc__lex_is_hex(tc__lex_at(L, p))) {
         int c = tc__lex_at(L, p++);
         unsigned d = (unsigned)(tc__lex_is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
@@ -1611,7 +1628,8 @@ TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
     if ((tc__lex_at(L, q) | 0x20) == 'p' && digits > 0) {
         size_t x = q + 1;
         if (tc__lex_at(L, x) == '+' || tc__lex_at(L, x) == '-') x++;
-        if (tc__lex_is_digit(tc__lex_at(L, x))) {
+        exp_digits = tc__lex_is_digit(tc__lex_at(L, x));
+        if (exp_digits) {
             while (tc__lex_is_digit(tc__lex_at(L, x))) x++;
             t->kind = TC__T_FLOAT;
             t->fval = tc__lex_hexfloat_value(L->src + start, x - start);
@@ -1627,8 +1645,9 @@ TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
         }
     }
     if (p == start + 2 || q != p || (tc__lex_at(L, q) | 0x20) == 'p') {
-        const char *why = (tc__lex_at(L, q) | 0x20) == 'p' ? " (the exponent has no digits)"
-                          : q != p ? " (a hex float needs an exponent: 0x1.8p3)" : "";
+        const char *why = digits == 0 ? " (no digits)"
+                          : (tc__lex_at(L, q) | 0x20) != 'p' ? " (a hex float needs an exponent: 0x1.8p3)"
+                          : !exp_digits ? " (the exponent has no digits)" : "";
         while (tc__lex_is_word(tc__lex_at(L, p)) || tc__lex_at(L, p) == '.') p++;
         return tc__lex_error(L, t, start, p, "invalid hexadecimal number '%.*s'%s",
                              (int)(p - start), L->src + start, why);
@@ -2528,7 +2547,8 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      float16 op float16 is float16) but its nodes compute in float32.
      Literals follow SEMANTICS.md §1 and promote by §3: an integer literal
      is int32 (int64 when it does not fit; C's suffixes make it unsigned or
-     64-bit, 10u is uint32; hex and octal as in C), a float literal float32, so
+     64-bit, 10u is uint32; hex and octal digits as in C, 0xFFFFFFFF int64
+     by its value, above INT64_MAX uint64), a float literal float32, so
      int8 + 1 is int32 and half * 2.0 is float32. One refinement: a float
      literal that promotes to float64 keeps its exact decimal value (0.1 is
      the double 0.1, not the float 0.1f widened), so exact double
@@ -2564,9 +2584,12 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      their bounds are not provable branch reads keep a
      general index, which the back end checks per element where the branch
      is taken (SEMANTICS.md §6: `(h >= P && h < H + P) ? I(h - P) : 0`).
-     The right side of && and || is such a branch too: as in C, it is
-     evaluated only where the left side leaves the answer open, so
-     `i > 0 && B(i - 1) > 0` never reads B(-1).
+     The right side of && and || is evaluated, as in C, only where the
+     left side leaves the answer open, so `i > 0 && B(i - 1) > 0` never
+     reads B(-1): its reads bound ranges as any read does (so
+     `X(i) > 0 && Z(i) > 0` keeps i within both), but where a range is
+     fixed otherwise they are checked per element where read, like
+     branch reads, not as preconditions.
    - A read whose index is not affine (a gather, i * j, a size coefficient
      like K * h) bounds no range and is checked per element: a warning.
      Exception: `X / c`, X affine and c a positive constant, bounds ranges
@@ -2648,6 +2671,7 @@ typedef struct tc__sm_access { /* one dimension of an affine access */
     int lo_ok, hi_ok;          /* proven in bounds by inference */
     int cand;                  /* scratch: the variable it constrains this round */
     int branch;                /* inside a ?: branch: may be performed for only some points */
+    int guarded;               /* ... or on the right of && / ||: read only where that decides */
     int64_t div;               /* > 0: the index is (coef, off) / div, see tc__sm_quotient */
     tc_ir_index *ix;           /* the read's index entry (NULL: left-hand side) */
 } tc__sm_access;
@@ -2682,8 +2706,9 @@ typedef struct tc__sm_stmt {
     int n_nodes, cap_nodes;
     tc__sm_letval *lv;
     int n_lv, cap_lv;
-    int branch[64]; /* ids of the ?: branches we are inside (0: unconditional) */
-    int n_branch, next_branch;
+    int branch[64]; /* ids of the conditional parts we are inside (0: unconditional): */
+    int n_branch, next_branch; /* ?: branches, and right sides of && / || */
+    int n_select;              /* how many of them are ?: branches */
     tc__sm_readix *reads;
     int n_reads, cap_reads;
     int in_exists;
@@ -3398,7 +3423,7 @@ TC__PRIVATE tc__sm_val tc__sm_conv(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
 }
 
 TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint);
-TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint);
+TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint, int select);
 
 /* An integer literal's type: int32, or int64 where its value does not fit
    (SEMANTICS.md 1); C's suffixes: u unsigned (uint32, or uint64 where it
@@ -3438,6 +3463,11 @@ TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hi
     }
     if (fabs(f) > (double)FLT_MAX) f = f < 0 ? -(double)FLT_MAX : (double)FLT_MAX; /* rounds there */
     return tc__sm_const(st, TC_FLOAT32, 0, f);
+}
+
+/* An integer literal with a u suffix. */
+TC__PRIVATE int tc__sm_unsigned_lit(const tc__expr *e) {
+    return e->kind == TC__E_INT && (e->lit & TC__LIT_U);
 }
 
 /* An integer literal in a size expression: sizes are int64. */
@@ -3498,7 +3528,8 @@ TC__PRIVATE int tc__sm_sizex(tc__sm_stmt *st, const tc__expr *e, int allow_let,
             return tc__sx_raw(S, TC_SX_SCALAR, 0, 0, n->id);
         return -2;
     case TC__E_UNARY:
-        if (e->op == TC__T_NOT) return -2;
+        if (e->op == TC__T_NOT || (e->op == TC__T_MINUS && tc__sm_unsigned_lit(e->args[0])))
+            return -2; /* -1u wraps (4294967295): not the size arithmetic of int64 */
         a = tc__sm_sizex(st, e->args[0], allow_let, bad);
         return a < 0 || e->op == TC__T_PLUS ? a : tc__sx_sub(S, tc__sx_const(S, 0), a);
     case TC__E_BINARY: {
@@ -3556,6 +3587,8 @@ TC__PRIVATE int tc__sm_aff(tc__sm_stmt *st, const tc__expr *e, int64_t scale, in
     if (e->kind == TC__E_IDENT && (v = tc__sm_var_find(st, e->name)) >= 0 &&
         !tc__sm_lookup(st->E, e->name))
         return tc__add64(coef[v], scale, &coef[v]);
+    if (e->kind == TC__E_UNARY && e->op == TC__T_MINUS && tc__sm_unsigned_lit(e->args[0]))
+        return 0; /* -1u wraps: computed as a value, not as an offset of -1 */
     if (e->kind == TC__E_UNARY && e->op != TC__T_NOT)
         return scale == INT64_MIN ? 0
                                   : tc__sm_aff(st, e->args[0], e->op == TC__T_MINUS ? -scale : scale,
@@ -3601,7 +3634,8 @@ TC__PRIVATE int tc__sm_add_access(tc__sm_stmt *st, int tensor, int dim, int lhs,
     a->off = off;
     a->expr = expr;
     a->cand = -1;
-    a->branch = st->n_branch > 0;
+    a->branch = st->n_select > 0;
+    a->guarded = st->n_branch > 0;
     a->ix = ix;
     return 1;
 }
@@ -3802,15 +3836,16 @@ TC__PRIVATE int tc__sm_want_bool(tc__sm_stmt *st, tc__sm_val v, const tc__expr *
 }
 
 /* a && b, a || b. As in C, b is evaluated only where a leaves the answer
-   open, so its reads are those of a ?: branch (SEMANTICS.md 6): where b
-   reads a tensor the node is a SELECT, a ? b : false (a ? true : b), and
-   `i > 0 && B(i - 1) > 0` never reads B(-1). */
+   open: where b reads a tensor the node is a SELECT, a ? b : false (a ?
+   true : b), whose unselected side never reads (SEMANTICS.md 6), and b's
+   reads are checked where performed (guarded), so `i > 0 && B(i - 1) > 0`
+   never reads B(-1). They still bound ranges as plain reads do. */
 TC__PRIVATE tc__sm_val tc__sm_logic(tc__sm_stmt *st, const tc__expr *e) {
     const char *what = e->op == TC__T_AND ? "an operand of &&" : "an operand of ||";
     tc__sm_val a = tc__sm_expr(st, e->args[0], -1), b;
     int reads = st->n_acc, args[3];
     if (!tc__sm_want_bool(st, a, e->args[0], what)) return tc__sm_fail_val();
-    b = tc__sm_branch(st, e->args[1], -1);
+    b = tc__sm_branch(st, e->args[1], -1, 0);
     if (!tc__sm_want_bool(st, b, e->args[1], what)) return tc__sm_fail_val();
     args[0] = a.node;
     if (st->n_acc == reads) {
@@ -3859,16 +3894,18 @@ TC__PRIVATE tc__sm_val tc__sm_unary(tc__sm_stmt *st, const tc__expr *e, int hint
     return tc__sm_mkval(tc__sm_node(st, TC_IR_NEG, v.type, 1, &v.node), v.type);
 }
 
-/* One branch of ?: in its own branch context (lets computed inside it
-   are not reused outside). */
-TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint) {
+/* One branch of ?: (select), or the right side of && / ||, in its own
+   branch context (lets computed inside it are not reused outside). */
+TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint, int select) {
     tc__sm_val v;
     if (st->n_branch == (int)(sizeof st->branch / sizeof st->branch[0])) {
-        tc__fail(st->S->C, TC_ERR_LIMIT, e->span, "?: nested too deeply");
+        tc__fail(st->S->C, TC_ERR_LIMIT, e->span, "?:, && and || nested too deeply");
         return tc__sm_fail_val();
     }
     st->branch[st->n_branch++] = ++st->next_branch;
+    st->n_select += select;
     v = tc__sm_expr(st, e, hint);
+    st->n_select -= select;
     st->n_branch--;
     return v;
 }
@@ -3879,12 +3916,12 @@ TC__PRIVATE tc__sm_val tc__sm_ternary(tc__sm_stmt *st, const tc__expr *e) {
     int args[3];
     if (!tc__sm_want_bool(st, c, e->args[0], "the condition of ?:")) return tc__sm_fail_val();
     if (tc__sm_is_literal(st, e->args[1]) && !tc__sm_is_literal(st, e->args[2])) {
-        b = tc__sm_branch(st, e->args[2], -1);
-        a = tc__sm_branch(st, e->args[1], b.node >= 0 ? (int)b.type : -1);
+        b = tc__sm_branch(st, e->args[2], -1, 1);
+        a = tc__sm_branch(st, e->args[1], b.node >= 0 ? (int)b.type : -1, 1);
     } else {
-        a = tc__sm_branch(st, e->args[1], -1);
+        a = tc__sm_branch(st, e->args[1], -1, 1);
         b = tc__sm_branch(st, e->args[2],
-                          tc__sm_is_literal(st, e->args[2]) && a.node >= 0 ? (int)a.type : -1);
+                          tc__sm_is_literal(st, e->args[2]) && a.node >= 0 ? (int)a.type : -1, 1);
     }
     if (a.node < 0 || b.node < 0) return tc__sm_fail_val();
     t = tc__sm_promote(a.type, b.type, 1);
@@ -4456,13 +4493,13 @@ TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
         if (a->exists || a->div > 0 || (a->lo_ok && a->hi_ok) ||
             (a->lo_ok && a->lhs && !st->S->ti[a->tensor].sized))
             continue;
-        r = a->branch ? tc__range_branch_read(st, a) : tc__range_check_access(st, a, stmt);
+        r = a->guarded ? tc__range_branch_read(st, a) : tc__range_check_access(st, a, stmt);
         if (!r) return 0;
         if (r == 2 && !st->S->inline_depth && (!a->expr || a->expr != warned)) {
             char text[128];
             tc__sm_access_text(st, a, text, sizeof text);
             tc__warn(st->S->C, a->expr ? a->expr->span : st->st->lhs_span,
-                     a->branch ? "range inference does not prove %s in bounds: it is checked "
+                     a->guarded ? "range inference does not prove %s in bounds: it is checked "
                                  "at run time, where it is read (a ?: branch taken, or && / || evaluating it)"
                                : "range inference does not prove %s in bounds: it is checked "
                                  "at run time",

@@ -761,6 +761,13 @@ G = '''def g(float(N) B, int32(M) I) -> (A) {
 }'''
 o = ok_run(G, B=B, I=vec(-1, 0, 1, 2, 4, 9, dtype=np.int32))
 assert list(o['A']) == [0, 1, 0, 1, 0, 0], o"
+py "6 && keeps the ranges of ordinary programs: its right side's reads bound them" "
+S = 'def both(float(N) X, float(M) Z) -> (Y) { Y(i) = X(i) > 0 && Z(i) > 0 }'
+assert shapes(S, N=5, M=3) == {'Y': ([3], [0])}
+o = ok_run(S, X=vec(1, -1, 2, 3, -4), Z=vec(1, -1, 2))
+assert list(o['Y']) == [True, False, True], o
+rc, e = check('def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:N + -1u }')
+assert rc == 1 and 'not a size expression' in e, e"
 py "6 gather out of range names the access" "
 S = '''def embed(float(V, E) T, int64(B) idx) -> (O) {
   O(b, e) = T(idx(b), e)

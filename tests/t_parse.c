@@ -247,6 +247,25 @@ static void test_literals(void) {
         }
         done(&t);
     }
+    {
+        /* hex floats round once, subnormal results too (0x1.7ffffffffffffffp-1074
+           is below 1.5 ulp of the smallest subnormal: 2^-1074, not 2^-1073) */
+        pt t;
+        if (parse_ok(&t, "def f(float x) -> (y) { y = 0x1.7ffffffffffffffp-1074 + 0x1.8p-1074 + "
+                         "0x1p-1075 + 0x1.0000000000001p-1075 + 0x1.fffffffffffff8p-1 + 0X.8P1 }")) {
+            const tc__expr *e = t.ast.defs[0].stmts[0].rhs;
+            const tc__expr *x[6];
+            int k;
+            for (k = 5; k >= 0; k--, e = e->args[0]) x[k] = k ? e->args[1] : e;
+            CHECK(x[0]->fval == ldexp(1.0, -1074));
+            CHECK(x[1]->fval == ldexp(1.0, -1073)); /* a tie: to even */
+            CHECK(x[2]->fval == 0.0);               /* a tie: to even */
+            CHECK(x[3]->fval == ldexp(1.0, -1074));
+            CHECK(x[4]->fval == 1.0); /* a tie at 2^-54: to even */
+            CHECK(x[5]->fval == 1.0);
+        }
+        done(&t);
+    }
 }
 
 /* ---- definitions, parameters, outputs ---- */
