@@ -1093,7 +1093,8 @@ struct tc__expr {
     tc__span span;      /* the whole expression */
     tc__tok op;         /* UNARY, BINARY */
     int64_t ival;       /* INT value; DIM dimension number */
-    double fval;        /* FLOAT value */
+    double fval;        /* FLOAT value, rounded once to double */
+    double fval32;      /* FLOAT value, rounded once to float32 (inf past FLT_MAX) */
     int lit;            /* INT: TC__LIT_* flags (its C suffix, a value above INT64_MAX) */
     const char *name;   /* IDENT, CALL, DIM */
     tc__span name_span; /* IDENT, CALL, DIM */
@@ -1383,8 +1384,9 @@ typedef struct tc__token {
     tc__tok kind;
     tc__span span;
     int64_t ival; /* INT (above INT64_MAX: its bits, with TC__LIT_WIDE) */
-    double fval;  /* FLOAT: the literal correctly rounded to double */
-    int lit;      /* INT: TC__LIT_* flags */
+    double fval;   /* FLOAT: the literal correctly rounded to double */
+    double fval32; /* FLOAT: ... and to float32 (held exactly; inf past FLT_MAX) */
+    int lit;       /* INT: TC__LIT_* flags */
 } tc__token;
 
 typedef struct tc__lexer {
@@ -1468,8 +1470,10 @@ TC__PRIVATE void tc__lex_skip_space(tc__lexer *L) {
 /* The value of a decimal float literal s[0..n) (no suffix), correctly
    rounded: the digits are rewritten as an integer mantissa and a decimal
    exponent ("1.25e3" -> "125e1") so strtod never sees the locale's decimal
-   point. 780 significant digits plus a sticky digit decide every double. */
-TC__PRIVATE double tc__lex_float_value(const char *s, size_t n) {
+   point. 780 significant digits plus a sticky digit decide every double;
+   *f32 gets the float32 rounding of the same digits (strtof: rounding the
+   double again would round twice, 1.0000000596046447753906250001 to 1). */
+TC__PRIVATE double tc__lex_float_value(const char *s, size_t n, double *f32) {
     char buf[800];
     size_t i, k = 0;
     long exp10 = 0, e = 0, esign = 1;
@@ -1494,6 +1498,7 @@ TC__PRIVATE double tc__lex_float_value(const char *s, size_t n) {
         for (; i < n; i++)
             if (e < 1000000) e = e * 10 + (s[i] - '0');
     }
+    *f32 = 0.0;
     if (k == 0) return 0.0;
     if (sticky) {
         buf[k++] = '1';
@@ -1501,6 +1506,7 @@ TC__PRIVATE double tc__lex_float_value(const char *s, size_t n) {
     }
     exp10 += esign * e;
     snprintf(buf + k, sizeof buf - k, "e%ld", exp10);
+    *f32 = (double)strtof(buf, NULL);
     return strtod(buf, NULL);
 }
 
@@ -1558,25 +1564,31 @@ TC__PRIVATE int tc__lex_int_token(tc__lexer *L, tc__token *t, size_t start, size
     return 1;
 }
 
-/* m * 2^e (m below 2^61) rounded to a double once. Where the result is a
-   subnormal below m's precision, m is rounded by hand at 2^-1074 (nearest,
-   ties to even): (double)m and then ldexp would round twice. */
-TC__PRIVATE double tc__lex_scale(uint64_t m, long e) {
+/* m * 2^e (m below 2^61, its last bit sticky) rounded once, to nearest
+   even, to `prec` bits and at 2^(emin - prec + 1) at least (the format's
+   subnormal step): double (53, -1022) or float32 (24, -126), returned as
+   the double that holds it exactly. (double)m and then ldexp would round
+   twice where the result is subnormal or float32. */
+TC__PRIVATE double tc__lex_scale(uint64_t m, long e, int prec, long emin) {
     int bits = 0;
+    long qe;
     uint64_t q, rest, half;
     while (bits < 64 && (m >> bits) != 0) bits++;
-    if (e >= -1074 || e + bits - 1 >= -1022) return ldexp((double)m, (int)e);
-    if (-1074 - e > 61) return 0.0; /* below half of 2^-1074 */
-    q = m >> (-1074 - e);
-    rest = m & ((1ull << (-1074 - e)) - 1);
-    half = 1ull << (-1075 - e);
+    qe = e + bits - prec; /* the exponent of the result's last bit */
+    if (qe < emin - prec + 1) qe = emin - prec + 1;
+    if (qe <= e) return ldexp((double)m, (int)e); /* exact: no bit below qe */
+    if (qe - e > 62) return 0.0;                 /* below half of 2^qe */
+    q = m >> (qe - e);
+    rest = m & ((1ull << (qe - e)) - 1);
+    half = 1ull << (qe - e - 1);
     q += rest > half || (rest == half && (q & 1));
-    return ldexp((double)q, -1074); /* q <= 2^52: exact */
+    return ldexp((double)q, (int)qe); /* q <= 2^prec: exact (inf past the double range) */
 }
 
 /* A hex float's value: mantissa digits (the first 15 significant ones,
-   the rest as a sticky bit below them) times 2^exp, rounded once. */
-TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n) {
+   the rest as a sticky bit below them) times 2^exp, rounded once to double
+   and once to float32 (*f32). */
+TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n, double *f32) {
     uint64_t m = 0;
     long e = 0, x = 0;
     int digits = 0, after_dot = 0, esign = 1, sticky = 0;
@@ -1604,8 +1616,12 @@ TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n) {
     if (i < n && (s[++i] == '+' || s[i] == '-')) esign = s[i++] == '-' ? -1 : 1;
     for (; i < n; i++)
         if (x < 1000000) x = x * 10 + (s[i] - '0');
+    *f32 = 0.0;
     if (m == 0) return 0.0;
-    return tc__lex_scale(m * 2 + (uint64_t)sticky, e - 1 + esign * x); /* 61 bits at most */
+    m = m * 2 + (uint64_t)sticky; /* 61 bits at most */
+    *f32 = tc__lex_scale(m, e - 1 + esign * x, 24, -126);
+    if (*f32 > FLT_MAX) *f32 = HUGE_VAL;
+    return tc__lex_scale(m, e - 1 + esign * x, 53, -1022);
 }
 
 /* hex      -> '0' ('x' | 'X') hexdigit {hexdigit} [suffix]
@@ -1632,7 +1648,7 @@ TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
         if (exp_digits) {
             while (tc__lex_is_digit(tc__lex_at(L, x))) x++;
             t->kind = TC__T_FLOAT;
-            t->fval = tc__lex_hexfloat_value(L->src + start, x - start);
+            t->fval = tc__lex_hexfloat_value(L->src + start, x - start, &t->fval32);
             if ((tc__lex_at(L, x) | 0x20) == 'f') x++;
             if (!tc__lex_is_word(tc__lex_at(L, x)) && tc__lex_at(L, x) != '.') {
                 if (t->fval > DBL_MAX)
@@ -1717,7 +1733,7 @@ TC__PRIVATE int tc__lex_number(tc__lexer *L, tc__token *t, size_t start) {
     if (tc__lex_is_word(tc__lex_at(L, p))) return tc__lex_bad_number(L, t, start, p, 1);
     t->span = tc__lex_span(L, start, p);
     t->kind = TC__T_FLOAT;
-    t->fval = tc__lex_float_value(s, mant_end - start);
+    t->fval = tc__lex_float_value(s, mant_end - start, &t->fval32);
     if (t->fval > DBL_MAX) /* float32 overflow is the literal's type's (tc__sm_literal) */
         return tc__lex_error(L, t, start, p, "number %.*s is too large for float64",
                              (int)(p - start), s);
@@ -2035,6 +2051,7 @@ TC__PRIVATE tc__expr *tc__parse_primary(tc__parser *P) {
         if (!e) return NULL;
         e->ival = t.ival;
         e->fval = t.fval;
+        e->fval32 = t.fval32;
         e->lit = t.lit;
         tc__parse_next(P);
         return e;
@@ -3445,7 +3462,7 @@ TC__PRIVATE tc_dtype tc__sm_int_type(const tc__expr *lit) {
 TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hint) {
     int neg;
     const tc__expr *lit = tc__sm_literal_of(st, e, &neg);
-    double f, f32_inf = (double)FLT_MAX + ldexp(1.0, 103); /* FLT_MAX + half an ulp */
+    double f;
     TC_ASSERT(lit != NULL); /* callers test tc__sm_is_literal first */
     if (lit->kind == TC__E_INT) { /* an unsigned one wraps when negated, as in C */
         tc_dtype t = tc__sm_int_type(lit);
@@ -3454,14 +3471,14 @@ TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hi
     }
     f = neg ? -lit->fval : lit->fval;
     if (hint == (int)TC_FLOAT64) return tc__sm_const(st, TC_FLOAT64, 0, f);
-    if (fabs(f) >= f32_inf) {
+    f = neg ? -lit->fval32 : lit->fval32; /* rounded once from the digits */
+    if (fabs(f) > (double)FLT_MAX) {
         tc__fail(st->S->C, TC_ERR_TYPE, lit->span,
                  "number %.*s is too large for float32 (a float literal's type); next to a "
                  "float64 operand, or as double(...), it is float64",
                  lit->span.length, st->S->C->src + lit->span.offset);
         return tc__sm_fail_val();
     }
-    if (fabs(f) > (double)FLT_MAX) f = f < 0 ? -(double)FLT_MAX : (double)FLT_MAX; /* rounds there */
     return tc__sm_const(st, TC_FLOAT32, 0, f);
 }
 

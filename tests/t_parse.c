@@ -266,6 +266,21 @@ static void test_literals(void) {
         }
         done(&t);
     }
+    {
+        /* float32 values round once from the digits: via the double they
+           would land on the tie between 1 and its successor, and round to 1 */
+        pt t;
+        if (parse_ok(&t, "def f(float x) -> (y) { y = 1.0000000596046447753906250001 + "
+                         "0x1.000001000000001p0 + 1.000000059604644775390625 }")) {
+            const tc__expr *e = t.ast.defs[0].stmts[0].rhs;
+            const double up = 1.0 + ldexp(1.0, -23);
+            CHECK(e->args[0]->args[0]->fval32 == up);
+            CHECK(e->args[0]->args[1]->fval32 == up);
+            CHECK(e->args[1]->fval32 == 1.0); /* the tie itself: to even */
+            CHECK(e->args[0]->args[0]->fval == 1.0000000596046448);
+        }
+        done(&t);
+    }
 }
 
 /* ---- definitions, parameters, outputs ---- */
