@@ -1620,7 +1620,7 @@ TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n, double *f32) 
     if (m == 0) return 0.0;
     m = m * 2 + (uint64_t)sticky; /* 61 bits at most */
     *f32 = tc__lex_scale(m, e - 1 + esign * x, 24, -126);
-    if (*f32 > FLT_MAX) *f32 = HUGE_VAL;
+    if (*f32 > (double)FLT_MAX) *f32 = HUGE_VAL;
     return tc__lex_scale(m, e - 1 + esign * x, 53, -1022);
 }
 

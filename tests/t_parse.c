@@ -256,7 +256,8 @@ static void test_literals(void) {
             const tc__expr *e = t.ast.defs[0].stmts[0].rhs;
             const tc__expr *x[6];
             int k;
-            for (k = 5; k >= 0; k--, e = e->args[0]) x[k] = k ? e->args[1] : e;
+            for (k = 5; k > 0; k--, e = e->args[0]) x[k] = e->args[1];
+            x[0] = e;
             CHECK(x[0]->fval == ldexp(1.0, -1074));
             CHECK(x[1]->fval == ldexp(1.0, -1073)); /* a tie: to even */
             CHECK(x[2]->fval == 0.0);               /* a tie: to even */
