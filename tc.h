@@ -1081,12 +1081,10 @@ typedef enum tc__expr_kind {
     TC__E_COUNT
 } tc__expr_kind;
 
-/* An integer literal's C suffix (u, l, ll, ul, ...) and whether its value,
-   a hex or octal one as in C, is above INT64_MAX: they give its type
-   (tc__sm_int_type). */
+/* An integer literal's C suffix (u, l, ll, ul, ...): with its value it
+   gives the literal's type (tc__sm_int_type). */
 #define TC__LIT_U 1
 #define TC__LIT_L 2
-#define TC__LIT_WIDE 4
 typedef struct tc__expr tc__expr;
 struct tc__expr {
     tc__expr_kind kind;
@@ -1095,7 +1093,7 @@ struct tc__expr {
     int64_t ival;       /* INT value; DIM dimension number */
     double fval;        /* FLOAT value, rounded once to double */
     double fval32;      /* FLOAT value, rounded once to float32 (inf past FLT_MAX) */
-    int lit;            /* INT: TC__LIT_* flags (its C suffix, a value above INT64_MAX) */
+    int lit;            /* INT: TC__LIT_* flags (its C suffix) */
     const char *name;   /* IDENT, CALL, DIM */
     tc__span name_span; /* IDENT, CALL, DIM */
     int nargs;
@@ -1383,7 +1381,7 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
 typedef struct tc__token {
     tc__tok kind;
     tc__span span;
-    int64_t ival; /* INT (above INT64_MAX: its bits, with TC__LIT_WIDE) */
+    int64_t ival; /* INT: never negative but above INT64_MAX (its bits: uint64) */
     double fval;   /* FLOAT: the literal correctly rounded to double */
     double fval32; /* FLOAT: ... and to float32 (held exactly; inf past FLT_MAX) */
     int lit;       /* INT: TC__LIT_* flags */
@@ -1417,6 +1415,10 @@ TC__PRIVATE int tc__lex_at(const tc__lexer *L, size_t i) {
 TC__PRIVATE int tc__lex_is_digit(int c) { return c >= '0' && c <= '9'; }
 TC__PRIVATE int tc__lex_is_hex(int c) {
     return tc__lex_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+/* A hex digit's value (c passes tc__lex_is_hex). */
+TC__PRIVATE unsigned tc__lex_hex_value(int c) {
+    return (unsigned)(tc__lex_is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
 }
 TC__PRIVATE int tc__lex_is_alpha(int c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -1558,7 +1560,6 @@ TC__PRIVATE int tc__lex_int_token(tc__lexer *L, tc__token *t, size_t start, size
                              (int)(p - start), s);
     t->kind = TC__T_INT;
     t->ival = (int64_t)v;
-    if (v > (uint64_t)INT64_MAX) t->lit |= TC__LIT_WIDE;
     t->span = tc__lex_span(L, start, p);
     L->pos = p;
     return 1;
@@ -1599,7 +1600,7 @@ TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n, double *f32) 
             after_dot = 1;
             continue;
         }
-        d = (unsigned)(tc__lex_is_digit(s[i]) ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+        d = tc__lex_hex_value(s[i]);
         if (digits == 0 && d == 0) {
             if (after_dot) e -= 4;
             continue;
@@ -1632,8 +1633,7 @@ TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
     uint64_t v = 0;
     int overflow = 0, digits = 0, exp_digits = 0;
     while (tc__lex_is_hex(tc__lex_at(L, p))) {
-        int c = tc__lex_at(L, p++);
-        unsigned d = (unsigned)(tc__lex_is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+        unsigned d = tc__lex_hex_value(tc__lex_at(L, p++));
         if (v > (UINT64_MAX - d) / 16) overflow = 1;
         else v = v * 16 + d;
         digits++;
@@ -3449,7 +3449,7 @@ TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hin
 TC__PRIVATE tc_dtype tc__sm_int_type(const tc__expr *lit) {
     uint64_t v = (uint64_t)lit->ival;
     if (lit->lit & TC__LIT_U) return (lit->lit & TC__LIT_L) || v > UINT32_MAX ? TC_UINT64 : TC_UINT32;
-    if (lit->lit & TC__LIT_WIDE) return TC_UINT64;
+    if (lit->ival < 0) return TC_UINT64; /* above INT64_MAX */
     if (lit->lit & TC__LIT_L) return TC_INT64;
     return tc__sm_fits(lit->ival, TC_INT32) ? TC_INT32 : TC_INT64;
 }
@@ -3482,14 +3482,16 @@ TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hi
     return tc__sm_const(st, TC_FLOAT32, 0, f);
 }
 
-/* An integer literal with a u suffix. */
-TC__PRIVATE int tc__sm_unsigned_lit(const tc__expr *e) {
-    return e->kind == TC__E_INT && (e->lit & TC__LIT_U);
+/* -1u: a negated unsigned literal wraps (4294967295), so it is neither
+   int64 size arithmetic nor an offset of -1 in an affine index. */
+TC__PRIVATE int tc__sm_wrapping_neg(const tc__expr *e) {
+    return e->kind == TC__E_UNARY && e->op == TC__T_MINUS && e->args[0]->kind == TC__E_INT &&
+           (e->args[0]->lit & TC__LIT_U);
 }
 
 /* An integer literal in a size expression: sizes are int64. */
 TC__PRIVATE int tc__sm_size_int(tc__sema *S, const tc__expr *e) {
-    if (e->lit & TC__LIT_WIDE)
+    if (e->ival < 0) /* above INT64_MAX */
         return tc__fail(S->C, TC_ERR_RANGE, e->span, "%.*s is too large for a size (int64)",
                         e->span.length, S->C->src + e->span.offset) - 1;
     return tc__sx_const(S, e->ival);
@@ -3545,8 +3547,7 @@ TC__PRIVATE int tc__sm_sizex(tc__sm_stmt *st, const tc__expr *e, int allow_let,
             return tc__sx_raw(S, TC_SX_SCALAR, 0, 0, n->id);
         return -2;
     case TC__E_UNARY:
-        if (e->op == TC__T_NOT || (e->op == TC__T_MINUS && tc__sm_unsigned_lit(e->args[0])))
-            return -2; /* -1u wraps (4294967295): not the size arithmetic of int64 */
+        if (e->op == TC__T_NOT || tc__sm_wrapping_neg(e)) return -2;
         a = tc__sm_sizex(st, e->args[0], allow_let, bad);
         return a < 0 || e->op == TC__T_PLUS ? a : tc__sx_sub(S, tc__sx_const(S, 0), a);
     case TC__E_BINARY: {
@@ -3604,8 +3605,7 @@ TC__PRIVATE int tc__sm_aff(tc__sm_stmt *st, const tc__expr *e, int64_t scale, in
     if (e->kind == TC__E_IDENT && (v = tc__sm_var_find(st, e->name)) >= 0 &&
         !tc__sm_lookup(st->E, e->name))
         return tc__add64(coef[v], scale, &coef[v]);
-    if (e->kind == TC__E_UNARY && e->op == TC__T_MINUS && tc__sm_unsigned_lit(e->args[0]))
-        return 0; /* -1u wraps: computed as a value, not as an offset of -1 */
+    if (tc__sm_wrapping_neg(e)) return 0; /* computed as a value */
     if (e->kind == TC__E_UNARY && e->op != TC__T_NOT)
         return scale == INT64_MIN ? 0
                                   : tc__sm_aff(st, e->args[0], e->op == TC__T_MINUS ? -scale : scale,
@@ -3860,8 +3860,9 @@ TC__PRIVATE int tc__sm_want_bool(tc__sm_stmt *st, tc__sm_val v, const tc__expr *
 TC__PRIVATE tc__sm_val tc__sm_logic(tc__sm_stmt *st, const tc__expr *e) {
     const char *what = e->op == TC__T_AND ? "an operand of &&" : "an operand of ||";
     tc__sm_val a = tc__sm_expr(st, e->args[0], -1), b;
-    int reads = st->n_acc, args[3];
+    int reads, args[3];
     if (!tc__sm_want_bool(st, a, e->args[0], what)) return tc__sm_fail_val();
+    reads = st->n_acc; /* accesses before b's */
     b = tc__sm_branch(st, e->args[1], -1, 0);
     if (!tc__sm_want_bool(st, b, e->args[1], what)) return tc__sm_fail_val();
     args[0] = a.node;
