@@ -13,7 +13,7 @@
    Exit status: 0 success, 1 an error in the input (source, .npy files,
    sizes, a run that fails its checks), 2 a usage error (unknown command or
    option, a name on the command line that the source does not define, a
-   missing required argument). Errors go to stderr as "FILE:LINE:COL:
+   missing required argument: an input, or a size the command needs). Errors go to stderr as "FILE:LINE:COL:
    error: MSG" with the source line and a caret, or "FILE: error: MSG".
 
    Build: make (cc -std=c99 -O2 -I. tools/tc.c -o build/tc -lm -pthread). */
@@ -807,8 +807,7 @@ static int infer_def(cli *c, int di) {
     } else {
         n_missing = bind_given_sizes(c, d, vars, scalars, missing, sizeof missing);
         if (n_missing && c->json)
-            rc = input_error(c->file, "def %s: --json needs every size; missing: %s", d->name,
-                             missing);
+            rc = usage_error("def %s: --json needs every size; missing: %s", d->name, missing);
         else if (!n_missing)
             rc = eval_sizes(c, di, sx);
         if (!rc && c->json) print_def_json(c, d, sx);
@@ -916,8 +915,7 @@ static int cmd_opencl(cli *c) {
         free(vars);
         free(scal);
         if (!rc && n_missing)
-            rc = input_error(c->file, "def %s: give every size or none; missing: %s", d->name,
-                             missing);
+            rc = usage_error("def %s: give every size or none; missing: %s", d->name, missing);
         if (!rc) rc = eval_sizes(c, di, sx);
     }
     if (!rc) rc = print_opencl(c, d, sx);
@@ -1318,7 +1316,7 @@ static int cmd_bench(cli *c) {
         free(vars);
         free(scal);
         if (n_missing < 0) return input_error(c->file, "out of memory");
-        if (n_missing) return input_error(c->file, "def %s: bench needs every size; missing: %s", d->name, missing);
+        if (n_missing) return usage_error("def %s: bench needs every size; missing: %s", d->name, missing);
     }
     sx = (int64_t *)calloc((size_t)d->n_sx + 1, sizeof(int64_t));
     in = (tc_tensor *)calloc((size_t)d->n_inputs + 1, sizeof(tc_tensor));
