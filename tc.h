@@ -3657,29 +3657,75 @@ TC__PRIVATE int tc__sm_add_access(tc__sm_stmt *st, int tensor, int dim, int lhs,
     return 1;
 }
 
-/* Index `X / c` of a read, X affine and c a positive constant (nearest-
-   neighbour upsampling, B(i / 2)): 0 <= X / c < size exactly when
-   0 <= X < c * size (floor division), so it bounds ranges like an affine
-   access to a tensor c times larger. Its value stays a general index,
-   checked per element. Returns 0 on error. */
+/* The one term `X / c` (c a nonzero integer constant) of the sum e (terms
+   joined by + and -, signs); NULL when it has none or more than one. */
+TC__PRIVATE const tc__expr *tc__sm_div_term(tc__sm_stmt *st, const tc__expr *e, int *count,
+                                            int64_t *c, int depth) {
+    const tc__expr *bad, *l, *r;
+    int rf;
+    if (depth > st->S->C->max_depth + 64) return NULL;
+    if (e->kind == TC__E_BINARY && (e->op == TC__T_PLUS || e->op == TC__T_MINUS)) {
+        l = tc__sm_div_term(st, e->args[0], count, c, depth + 1);
+        r = tc__sm_div_term(st, e->args[1], count, c, depth + 1);
+        return *count == 1 ? (l ? l : r) : NULL;
+    }
+    if (e->kind == TC__E_UNARY && e->op != TC__T_NOT && !tc__sm_wrapping_neg(e))
+        return tc__sm_div_term(st, e->args[0], count, c, depth + 1);
+    if (e->kind != TC__E_BINARY || e->op != TC__T_SLASH) return NULL;
+    rf = tc__sm_sizex(st, e->args[1], 1, &bad);
+    if (rf < 0 || !tc__sx_isconst(st->S, rf, c) || *c == 0 || *c == INT64_MIN) return NULL;
+    ++*count;
+    return e;
+}
+
+/* Adds scale times the sum e, whose term div is X / c, to the affine form
+   of its numerator over |c|: floor(X / c) + Y is floor((X + c * Y) / c)
+   for c > 0 and integer Y, X / -c is -X / c, and -(X / c) is
+   (c - 1 - X) / c. As tc__sm_aff. */
+TC__PRIVATE int tc__sm_quot_sum(tc__sm_stmt *st, const tc__expr *e, const tc__expr *div, int64_t c,
+                                int64_t scale, int64_t *coef, int *off, int depth) {
+    int r;
+    if (depth > st->S->C->max_depth + 64) return 0;
+    if (e == div) { /* scale is 1 or -1 here */
+        r = tc__sm_aff(st, div->args[0], c < 0 ? -scale : scale, coef, off, depth + 1);
+        if (r != 1 || scale > 0) return r;
+        return tc__sm_addoff(st->S, off, tc__sx_const(st->S, 1), (c < 0 ? -c : c) - 1);
+    }
+    if (e->kind == TC__E_BINARY && (e->op == TC__T_PLUS || e->op == TC__T_MINUS)) {
+        r = tc__sm_quot_sum(st, e->args[0], div, c, scale, coef, off, depth + 1);
+        if (r != 1) return r;
+        return tc__sm_quot_sum(st, e->args[1], div, c, e->op == TC__T_MINUS ? -scale : scale,
+                               coef, off, depth + 1);
+    }
+    if (e->kind == TC__E_UNARY && e->op != TC__T_NOT && !tc__sm_wrapping_neg(e))
+        return tc__sm_quot_sum(st, e->args[0], div, c, e->op == TC__T_MINUS ? -scale : scale,
+                               coef, off, depth + 1);
+    return tc__mul64(scale, c < 0 ? -c : c, &scale) ? tc__sm_aff(st, e, scale, coef, off, depth + 1)
+                                                    : 0;
+}
+
+/* Index of a read that is a floor quotient of an affine X by a constant c,
+   plus an affine rest (nearest-neighbour upsampling: B(i / 2), B(i / 2 + 1)):
+   0 <= X / c < size exactly when 0 <= X < c * size (c > 0), so it bounds
+   ranges like an affine access to a tensor c times larger. Its value stays
+   a general index, checked per element. Returns 0 on error. */
 TC__PRIVATE int tc__sm_quotient(tc__sm_stmt *st, const tc__expr *read, int t, int d,
                                 tc_ir_index *ix) {
     tc__sema *S = st->S;
-    const tc__expr *e = read->args[d], *bad;
-    int64_t *coef, c;
-    int off, rf, r;
-    if (e->kind != TC__E_BINARY || e->op != TC__T_SLASH) return 1;
-    rf = tc__sm_sizex(st, e->args[1], 1, &bad);
-    if (rf == -1) return 0;
-    if (rf < 0 || !tc__sx_isconst(S, rf, &c) || c <= 0) return 1;
+    const tc__expr *div;
+    int64_t *coef, c = 0;
+    int off, r, count = 0;
+    div = tc__sm_div_term(st, read->args[d], &count, &c, 0);
+    if (S->C->failed) return 0;
+    if (!div) return 1;
     coef = (int64_t *)tc__alloc_n(S->C, (size_t)(st->n_vars ? st->n_vars : 1), sizeof(int64_t));
     off = tc__sx_const(S, 0);
     if (!coef || off < 0) return 0;
-    r = tc__sm_aff(st, e->args[0], 1, coef, &off, 0);
+    r = tc__sm_quot_sum(st, read->args[d], div, c, 1, coef, &off, 0);
     if (r < 0 || S->C->failed) return 0;
     if (r == 0) return 1;
     if (!tc__sm_add_access(st, t, d, 0, coef, off, read, ix)) return 0;
-    st->acc[st->n_acc - 1].div = c;
+    st->acc[st->n_acc - 1].div = c < 0 ? -c : c;
     return 1;
 }
 

@@ -848,4 +848,23 @@ assert shapes(S, H=2, W=2) == {'A': ([4, 6], [0, 0])}
 b = rnd(2, 2)
 assert (ok_run(S, B=b)['A'] == np.repeat(np.repeat(b, 2, 0), 3, 1)).all()"
 
+py "a floor quotient plus an affine rest bounds the range as the one quotient it equals" "
+# floor(X / c) + Y = floor((X + c Y) / c); -(X / c) = floor((c - 1 - X) / c); X / -c = -X / c
+cases = [('i / 2 + 1', lambda i: i // 2 + 1), ('1 + i / 2', lambda i: 1 + i // 2),
+         ('i / 2 - 1', lambda i: i // 2 - 1), ('i / 2 + N - 3', lambda i: i // 2 + 2),
+         ('i / -2 + N - 1', lambda i: -i // 2 + 4), ('-(i / -3) - 1', lambda i: -(-i // 3) - 1),
+         ('3 + (2 * i - 1) / 3 - 1', lambda i: 2 + (2 * i - 1) // 3)]
+b = rnd(5)
+for idx, f in cases:
+    S = 'def f(float(N) B) -> (A) { A(i) = B(%s) }' % idx
+    good = [i for i in range(100) if 0 <= f(i) < 5]
+    lo, hi = good[0], good[-1] + 1
+    assert good == list(range(lo, hi)), idx
+    assert shapes(S, N=5) == {'A': ([hi], [lo])}, (idx, shapes(S, N=5), lo, hi)
+    ref = np.zeros(hi, f32); ref[lo:] = b[[f(i) for i in range(lo, hi)]]
+    assert (ok_run(S, B=b)['A'] == ref).all(), idx
+S = 'def f(float(N) B) -> (A) { A(i) +=! B(i / 2 + k) where k in 0:2 }'
+assert shapes(S, N=6) == {'A': ([10], [0])}
+b = rnd(6)
+assert close(ok_run(S, B=b)['A'], np.array([b[i // 2] + b[i // 2 + 1] for i in range(10)], f32))"
 echo "RESULT $pass $fail"
