@@ -4181,7 +4181,15 @@ TC__PRIVATE int tc__sm_setup_names(tc__sm_stmt *st) {
     if (!tc__sm_collect(st, s->rhs, 0)) return 0;
     for (i = 0; i < s->n_where; i++)
         if (s->where[i].kind == TC__W_EXISTS && !tc__sm_collect(st, s->where[i].expr, 0)) return 0;
-    for (i = 0; i < st->n_lets; i++) st->lets[i].busy = 0;
+    /* busy: reached from the right-hand side. A let that is not would go
+       unchecked (lets are checked where used): refused, as a where range
+       for a variable the statement does not have is. */
+    for (i = 0; i < st->n_lets; i++) {
+        if (!st->lets[i].busy)
+            return tc__fail(st->S->C, TC_ERR_NAME, st->lets[i].w->name_span,
+                            "where binding `%s` is not used in this statement", st->lets[i].w->name);
+        st->lets[i].busy = 0;
+    }
     return 1;
 }
 

@@ -867,4 +867,11 @@ S = 'def f(float(N) B) -> (A) { A(i) +=! B(i / 2 + k) where k in 0:2 }'
 assert shapes(S, N=6) == {'A': ([10], [0])}
 b = rnd(6)
 assert close(ok_run(S, B=b)['A'], np.array([b[i // 2] + b[i // 2 + 1] for i in range(10)], f32))"
+err "a where binding the statement does not use" 2:21 "where binding \`x\` is not used" \
+'def f(float(N) B) -> (A) {
+  A(i) = B(i) where x = Q(i) + exp(1.0, 2.0)
+}'
+valid "a where binding used through another" 'def f(float(N) B) -> (A) {
+  A(i) = y where x = B(i), y = x * 2
+}'
 echo "RESULT $pass $fail"
