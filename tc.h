@@ -12623,15 +12623,24 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
     for (i = 0; i < ir->n_checks; i++) {
         const tc_ir_check *c = &ir->checks[i];
         int64_t a = sx[c->a], b = sx[c->b];
-        char ta[160], tb[160];
+        char ta[160], tb[160], sizes[256];
+        int seen[16], n_seen = 0;
+        tc__buf lb;
         if (c->stmt >= 0 && c->stmt < ir->n_stmts && tc__vm_stmt_empty(ir, c->stmt, sx)) continue;
         if (c->kind == TC_CHECK_LE ? a <= b : a == b) continue;
         tc_sx_format(ir, c->a, ta, sizeof ta);
         tc_sx_format(ir, c->b, tb, sizeof tb);
+        lb.p = sizes;
+        lb.cap = sizeof sizes;
+        lb.len = 0;
+        tc__sx_leaves(ir, c->a, sx, &lb, seen, &n_seen, 0);
+        tc__sx_leaves(ir, c->b, sx, &lb, seen, &n_seen, 0);
+        if (n_seen) tc__bprintf(&lb, ")");
+        tc__buf_done(&lb);
         return tc__set_error(err, c->kind == TC_CHECK_LE ? TC_ERR_BOUNDS : TC_ERR_SHAPE,
-                             "%s: needs %s %s %s, but %lld %s %lld", c->what ? c->what : "check",
+                             "%s: needs %s %s %s, but %lld %s %lld%s", c->what ? c->what : "check",
                              ta, c->kind == TC_CHECK_LE ? "<=" : "==", tb, (long long)a,
-                             c->kind == TC_CHECK_LE ? ">" : "!=", (long long)b);
+                             c->kind == TC_CHECK_LE ? ">" : "!=", (long long)b, sizes);
     }
     return TC_OK;
 }

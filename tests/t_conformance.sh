@@ -874,4 +874,10 @@ err "a where binding the statement does not use" 2:21 "where binding \`x\` is no
 valid "a where binding used through another" 'def f(float(N) B) -> (A) {
   A(i) = y where x = B(i), y = x * 2
 }'
+py "a failed run-time precondition names the sizes behind it" "
+S = '''def f(float(I) A, float(J) B, float(L) C) -> (O) {
+  O(i, j) = A(i) + B(j) + C(i + j)
+}'''
+fails(S, None, 'C(i + j)', 'I = 3', 'J = 3', 'L = 4', A=rnd(3), B=rnd(3), C=rnd(4))"
+
 echo "RESULT $pass $fail"
