@@ -1203,6 +1203,8 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
         if (t == TC_BOOL)
             tc__ocl_printf(s, "(%s %s %s)", a.p, nd->op == TC_IR_MIN ? "&" : "|", b.p);
         else if (f) tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", a.p, b.p);
+        else if (tc_dtype_size(t) < 4) /* C promotes a narrow operand (a ?: of uchars) to int */
+            tc__ocl_printf(s, "%s((%s)%s, (%s)%s)", mm, tc__ocl_ctype(t), a.p, tc__ocl_ctype(t), b.p);
         else tc__ocl_printf(s, "%s(%s, %s)", mm, a.p, b.p);
         break;
     }

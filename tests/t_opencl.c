@@ -457,6 +457,15 @@ static const kc_case ot_cases[] = {
      " Z(i) +=! (k > 0) ? int32(B(i)) : 2 where k in 0:2\n"
      " G(i) = i > 0 && B(i - 1) > 0.0 ? 1 : 0 where i in 0:N }",
      "N=300", "B=-3:3", KC_EXACT, 0},
+    /* min/max of a ?: of narrow integers: C promotes the ?: to int, and
+       max(int, uchar) is ambiguous in OpenCL C (the kernel did not build) */
+    {"minmax-select-narrow",
+     "def mn(uint8(N) a, int8(N) b, uint16(N) c, int16(N) d) -> (w, x, y, z) {\n"
+     " w(i) = max(a(i) > 1 ? a(i) : c(i) > 5 ? a(i) : 7, a(i))\n"
+     " x(i) = min(b(i) < 0 ? b(i) : -b(i), b(i))\n"
+     " y(i) = max(c(i), d(i) > 0 ? c(i) : 3)\n"
+     " z(i) = min(d(i) > 0 ? d(i) : -d(i), d(i)) }",
+     "N=300", "a=* b=* c=* d=*", KC_EXACT, 0},
     {"divmod-uint64",
      "def du(uint64(N) a, uint64(N) b) -> (c, d) { c(i) = a(i) / b(i)\n d(i) = a(i) % b(i) }",
      "N=300", "a=* b=0:3", KC_EXACT, 0},
