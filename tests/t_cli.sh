@@ -144,6 +144,7 @@ usage "run missing input" run mm.tc -i A=a.npy -o outd
 usage "threads 0" run mm.tc -i A=a.npy -i B=b.npy -o outd --threads 0
 usage "threads not a number" run mm.tc -i A=a.npy -i B=b.npy -o outd --threads x
 usage "bad backend" run mm.tc -i A=a.npy -i B=b.npy -o outd --backend cuda
+usage "reps without --time" run mm.tc -i A=a.npy -i B=b.npy -o outd --reps 3
 usage "reps 0" bench mm.tc M=2 N=2 K=2 --reps 0
 t "unknown input name" 2 "$TC" run mm.tc -i A=a.npy -i B=b.npy -i Z=z.npy -o outd
 has "unknown input message" err "def mm has no input 'Z'; its inputs: A B"
@@ -296,6 +297,25 @@ if [ ! -e resgx/O.npy ]; then ok; else bad "failed gather wrote an output"; fi
 t "run shape mismatch" 1 "$TC" run mm.tc -i A=a.npy -i B=a.npy -o resx
 has "shape mismatch message" err "mm.tc: error:"
 if [ ! -e resx/C.npy ]; then ok; else bad "failed run wrote an output"; fi
+cat >three.tc <<'EOF'
+def three(float(N) X) -> (A, B, C) {
+    A(i) = X(i)
+    B(i) = X(i) * 2.0
+    C(i) = X(i) + 1.0
+}
+EOF
+mkdir -p resw/B.npy
+t "output path is a directory" 1 "$TC" run three.tc -i X=v5.npy -o resw
+has "output path message" err "resw/B.npy: error: cannot create: Is a directory"
+py "a failed write leaves no output, not even the ones before it" "import os
+assert sorted(os.listdir('resw')) == ['B.npy'], os.listdir('resw')"
+"$PY" -c "import numpy as np; np.save('x4k.npy', np.zeros(4096, np.float32))"
+(ulimit -f 8; "$TC" run three.tc -i X=x4k.npy -o resf >out 2>err)
+rc=$?
+if [ "$rc" = 1 ]; then ok; else bad "a file-size limit: exit $rc, want 1 (no signal)"; fi
+has "file-size limit message" err "write failed"
+py "a file-size limit leaves no output" "import os
+assert os.listdir('resf') == [], os.listdir('resf')"
 t "run dtype mismatch" 1 "$TC" run mm.tc -i A=a64.npy -i B=b.npy -o resx
 has "dtype mismatch message" err "a64.npy: error: input A of def mm is float32, but the file holds float64"
 t "run Fortran order" 1 "$TC" run mm.tc -i A=fortran.npy -i B=b.npy -o resx

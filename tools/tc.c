@@ -3,7 +3,8 @@
        tc check  FILE.tc
        tc infer  FILE.tc [--entry NAME] [--json] [SIZE=VALUE ...]
        tc run    FILE.tc [--entry NAME] -i NAME=IN.npy ... -o OUTDIR
-                 [--threads N] [--time] [--backend vm|opencl] [--unchecked-gathers]
+                 [--threads N] [--time [--reps R]] [--backend vm|opencl]
+                 [--unchecked-gathers]
        tc disasm FILE.tc [--entry NAME]
        tc loops  FILE.tc [--entry NAME]
        tc opencl FILE.tc [--entry NAME] [SIZE=VALUE ...]
@@ -27,6 +28,7 @@
 #include "tools/npy.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +47,8 @@ static const char usage_text[] =
     "                                         inferred index ranges and tensor shapes;\n"
     "                                         numbers when every size is given\n"
     "  run    FILE.tc [--entry NAME] -i NAME=IN.npy ... -o OUTDIR\n"
-    "         [--threads N] [--time] [--backend vm|opencl] [--unchecked-gathers]\n"
-    "                                         run a def on .npy inputs; writes OUTDIR/OUT.npy\n"
+    "         [--threads N] [--time [--reps R]] [--backend vm|opencl]\n"
+    "         [--unchecked-gathers]            run a def on .npy inputs; writes OUTDIR/OUT.npy\n"
     "  disasm FILE.tc [--entry NAME]          VM bytecode\n"
     "  loops  FILE.tc [--entry NAME]          loop nests as C-like pseudo code\n"
     "  opencl FILE.tc [--entry NAME] [SIZE=VALUE ...]\n"
@@ -993,22 +995,52 @@ static int make_dirs(const char *path) {
     return ok;
 }
 
-static int write_outputs(const cli *c, const tc_ir_def *d, const tc_tensor *out) {
+/* OUTDIR/NAME.npy, or with part set OUTDIR/.NAME.npy.part; malloc'd. */
+static char *output_path(const cli *c, const char *name, int part) {
+    size_t n = strlen(c->outdir) + strlen(name) + 12;
+    char *path = (char *)malloc(n);
+    if (path) snprintf(path, n, part ? "%s/.%s.npy.part" : "%s/%s.npy", c->outdir, name);
+    return path;
+}
+
+/* Removes the parts of outputs [0, n); frees nothing else. */
+static void remove_parts(const cli *c, const tc_ir_def *d, int n) {
     int i;
-    if (!make_dirs(c->outdir)) return input_error(c->outdir, "cannot create directory: %s", strerror(errno));
-    for (i = 0; i < d->n_outputs; i++) {
-        const char *name = d->tensors[d->n_inputs + i].name;
-        size_t n = strlen(c->outdir) + strlen(name) + 6;
-        char *path = (char *)malloc(n + 1), err[256];
-        int rc;
-        if (!path) return input_error(c->outdir, "out of memory");
-        snprintf(path, n + 1, "%s/%s.npy", c->outdir, name);
-        rc = npy_save(path, &out[i], err, sizeof err);
-        if (rc) input_error(path, "%s", err);
-        free(path);
-        if (rc) return EXIT_INPUT;
+    for (i = 0; i < n; i++) {
+        char *part = output_path(c, d->tensors[d->n_inputs + i].name, 1);
+        if (part) remove(part);
+        free(part);
     }
-    return 0;
+}
+
+/* Every output goes to a part file first, renamed to NAME.npy once all are
+   written: a write that fails (a full disk, a directory in the way) leaves
+   no output behind, neither a truncated one nor the ones before it. */
+static int write_outputs(const cli *c, const tc_ir_def *d, const tc_tensor *out) {
+    int i, rc = 0;
+    if (!make_dirs(c->outdir)) return input_error(c->outdir, "cannot create directory: %s", strerror(errno));
+    for (i = 0; i < d->n_outputs && !rc; i++) {
+        const char *name = d->tensors[d->n_inputs + i].name;
+        char *part = output_path(c, name, 1), *path = output_path(c, name, 0), err[256];
+        struct stat st;
+        if (!part || !path) rc = input_error(c->outdir, "out of memory");
+        else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = input_error(path, "cannot create: Is a directory");
+        else if (npy_save(part, &out[i], err, sizeof err) != 0)
+            rc = input_error(path, "%s", err);
+        free(part);
+        free(path);
+    }
+    for (i = 0; i < d->n_outputs && !rc; i++) {
+        const char *name = d->tensors[d->n_inputs + i].name;
+        char *part = output_path(c, name, 1), *path = output_path(c, name, 0);
+        if (!part || !path) rc = input_error(c->outdir, "out of memory");
+        else if (rename(part, path) != 0) rc = input_error(path, "cannot write: %s", strerror(errno));
+        free(part);
+        free(path);
+    }
+    if (rc) remove_parts(c, d, d->n_outputs);
+    return rc;
 }
 
 /* One run on the chosen back end, into outputs (data NULL: allocated). */
@@ -1164,6 +1196,7 @@ static int cmd_run(cli *c) {
     memset(&r, 0, sizeof r);
     r.c = c;
     if (!c->outdir) return usage_error("run: -o OUTDIR is required");
+    if (c->reps && !c->time) return usage_error("run: --reps counts the runs --time measures; give --time");
     if ((rc = compile_file(c)) != 0) return rc;
     if ((di = find_def(c)) < 0) return c->entry ? EXIT_USAGE : EXIT_INPUT;
     d = tc_program_ir(c->prog, di);
@@ -1350,6 +1383,9 @@ int main(int argc, char **argv) {
     cli c;
     size_t i;
     int rc;
+#if defined(SIGXFSZ)
+    signal(SIGXFSZ, SIG_IGN); /* a file-size limit: a write error (EFBIG), not a signal */
+#endif
     if (argc < 2) return usage_error("no command given");
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(usage_text, stdout);
