@@ -185,6 +185,23 @@ static void test_errors(void) {
     CHECK(load_err("nsh.npy", "no 'shape'"));
     write_raw("ndict.npy", "hello", z, 8);
     CHECK(load_err("ndict.npy", "not a dict"));
+    /* what numpy refuses or reads otherwise: a key twice (numpy takes the
+       last), another key, (2) for (2,), a word that starts like False,
+       text after the dict, no closing brace */
+    write_raw("dup.npy",
+              "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'fortran_order': True}\n",
+              z, 8);
+    CHECK(load_err("dup.npy", "'fortran_order' given twice"));
+    write_raw("key.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}\n", z, 8);
+    CHECK(load_err("key.npy", "a key other than"));
+    write_raw("one.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2)}\n", z, 8);
+    CHECK(load_err("one.npy", "(N,)"));
+    write_raw("fy.npy", "{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,)}\n", z, 8);
+    CHECK(load_err("fy.npy", "neither ',' nor '}'"));
+    write_raw("after.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n", z, 8);
+    CHECK(load_err("after.npy", "text after the dict"));
+    write_raw("open.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,),\n", z, 8);
+    CHECK(load_err("open.npy", "no closing '}'"));
     f = fopen(tmp_path("mag.npy"), "wb");
     if (f) {
         fputs("PK\x03\x04 not numpy at all", f);

@@ -18,7 +18,7 @@ import tempfile
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TC = os.path.join(ROOT, "build", "tc")
+TC = os.environ.get("TC") or os.path.join(ROOT, "build", "tc")
 RNG = np.random.default_rng(20260321)
 F32, F64, F16 = np.float32, np.float64, np.float16
 I8, I16, I32, I64 = np.int8, np.int16, np.int32, np.int64

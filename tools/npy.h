@@ -92,21 +92,8 @@ NPY__FN const char *npy__skip_ws(const char *s) {
     return s;
 }
 
-/* Finds the value of key `key` (quoted with ' or ") in the dict text. */
-NPY__FN const char *npy__find_key(const char *h, const char *key) {
-    size_t n = strlen(key);
-    const char *p = h;
-    while ((p = strstr(p, key)) != NULL) {
-        if (p > h && (p[-1] == '\'' || p[-1] == '"') && p[n] == p[-1]) {
-            const char *q = npy__skip_ws(p + n + 1);
-            if (*q == ':') return npy__skip_ws(q + 1);
-        }
-        p += n;
-    }
-    return NULL;
-}
-
-NPY__FN int npy__parse_descr(const char *v, tc_dtype *dt, char *order, char *err, size_t cap) {
+NPY__FN int npy__parse_descr(const char *v, tc_dtype *dt, char *order, const char **end, char *err,
+                             size_t cap) {
     char buf[16];
     size_t n = 0;
     char quote;
@@ -126,6 +113,7 @@ NPY__FN int npy__parse_descr(const char *v, tc_dtype *dt, char *order, char *err
         npy__err(err, cap, "bad .npy header: 'descr' value");
         return -1;
     }
+    *end = v + 1;
     *order = buf[0];
     if (*order != '<' && *order != '>' && *order != '|' && *order != '=') {
         npy__err(err, cap, "unsupported dtype '%s'", buf);
@@ -142,8 +130,10 @@ NPY__FN int npy__parse_descr(const char *v, tc_dtype *dt, char *order, char *err
     return -1;
 }
 
-NPY__FN int npy__parse_shape(const char *v, tc_tensor *t, char *err, size_t cap) {
-    int rank = 0;
+/* A Python tuple of non-negative integers: (), (3,), (2, 3) (a trailing
+   comma allowed); (3) is not a tuple. */
+NPY__FN int npy__parse_shape(const char *v, tc_tensor *t, const char **end, char *err, size_t cap) {
+    int rank = 0, comma = 0;
     if (*v != '(') {
         npy__err(err, cap, "bad .npy header: 'shape' is not a tuple");
         return -1;
@@ -169,51 +159,91 @@ NPY__FN int npy__parse_shape(const char *v, tc_tensor *t, char *err, size_t cap)
         }
         t->shape[rank++] = dim;
         v = npy__skip_ws(v);
-        if (*v == ',') v = npy__skip_ws(v + 1);
+        comma = *v == ',';
+        if (comma) v = npy__skip_ws(v + 1);
         else if (*v != ')') {
             npy__err(err, cap, "bad .npy header: 'shape' tuple");
             return -1;
         }
     }
+    if (rank == 1 && !comma) {
+        npy__err(err, cap, "bad .npy header: 'shape' is not a tuple (one dimension is (N,))");
+        return -1;
+    }
     t->rank = rank;
+    *end = v + 1;
     return 0;
 }
 
+/* The header dict as numpy reads it: the keys descr, fortran_order and
+   shape, each once, in any order, and after the closing brace only the
+   padding. (A key found by searching the text would take the first of two
+   where numpy takes the last, and accept what numpy refuses.) */
 NPY__FN int npy__parse_header(const char *h, tc_tensor *t, char *order, char *err, size_t cap) {
-    const char *v;
+    static const char *const keys[3] = {"descr", "fortran_order", "shape"};
+    const char *v = npy__skip_ws(h);
+    int seen[3] = {0, 0, 0}, k;
     memset(t, 0, sizeof *t);
-    if (*npy__skip_ws(h) != '{') {
+    if (*v != '{') {
         npy__err(err, cap, "bad .npy header: not a dict");
         return -1;
     }
-    v = npy__find_key(h, "descr");
-    if (!v) {
-        npy__err(err, cap, "bad .npy header: no 'descr'");
+    v = npy__skip_ws(v + 1);
+    while (*v != '}') {
+        char quote = *v;
+        size_t n = 0;
+        for (k = 0; k < 3 && (quote == '\'' || quote == '"'); k++) {
+            n = strlen(keys[k]);
+            if (strncmp(v + 1, keys[k], n) == 0 && v[1 + n] == quote) break;
+        }
+        if (quote != '\'' && quote != '"') {
+            npy__err(err, cap, "bad .npy header: %s", *v ? "a key is not a string" : "no closing '}'");
+            return -1;
+        }
+        if (k == 3) {
+            npy__err(err, cap, "bad .npy header: a key other than 'descr', 'fortran_order', 'shape'");
+            return -1;
+        }
+        if (seen[k]++) {
+            npy__err(err, cap, "bad .npy header: '%s' given twice", keys[k]);
+            return -1;
+        }
+        v = npy__skip_ws(v + 2 + n);
+        if (*v != ':') {
+            npy__err(err, cap, "bad .npy header: no ':' after '%s'", keys[k]);
+            return -1;
+        }
+        v = npy__skip_ws(v + 1);
+        if (k == 0 && npy__parse_descr(v, &t->dtype, order, &v, err, cap)) return -1;
+        if (k == 1 && strncmp(v, "True", 4) == 0) {
+            npy__err(err, cap, "Fortran-order arrays are not supported (save with np.ascontiguousarray)");
+            return -1;
+        }
+        if (k == 1 && strncmp(v, "False", 5) != 0) {
+            npy__err(err, cap, "bad .npy header: 'fortran_order' is not True or False");
+            return -1;
+        }
+        if (k == 1) v += 5;
+        if (k == 2 && npy__parse_shape(v, t, &v, err, cap)) return -1;
+        v = npy__skip_ws(v);
+        if (*v == ',') v = npy__skip_ws(v + 1);
+        else if (*v != '}') {
+            npy__err(err, cap, "bad .npy header: after '%s', neither ',' nor '}'", keys[k]);
+            return -1;
+        }
+    }
+    if (*npy__skip_ws(v + 1)) {
+        npy__err(err, cap, "bad .npy header: text after the dict");
         return -1;
     }
-    if (npy__parse_descr(v, &t->dtype, order, err, cap)) return -1;
-    v = npy__find_key(h, "fortran_order");
-    if (!v) {
-        npy__err(err, cap, "bad .npy header: no 'fortran_order'");
-        return -1;
-    }
-    if (strncmp(v, "True", 4) == 0) {
-        npy__err(err, cap, "Fortran-order arrays are not supported (save with np.ascontiguousarray)");
-        return -1;
-    }
-    if (strncmp(v, "False", 5) != 0) {
-        npy__err(err, cap, "bad .npy header: 'fortran_order' is not True or False");
-        return -1;
-    }
-    v = npy__find_key(h, "shape");
-    if (!v) {
-        npy__err(err, cap, "bad .npy header: no 'shape'");
-        return -1;
-    }
-    return npy__parse_shape(v, t, err, cap);
+    for (k = 0; k < 3; k++)
+        if (!seen[k]) {
+            npy__err(err, cap, "bad .npy header: no '%s'", keys[k]);
+            return -1;
+        }
+    return 0;
 }
 
-/* Bytes of t's data in C order; -1 on overflow or a negative dimension. */
 NPY__FN int64_t npy__nbytes(const tc_tensor *t) {
     int64_t n = (int64_t)npy__dtype_size(t->dtype);
     int d;
