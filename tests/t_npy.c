@@ -185,23 +185,27 @@ static void test_errors(void) {
     CHECK(load_err("nsh.npy", "no 'shape'"));
     write_raw("ndict.npy", "hello", z, 8);
     CHECK(load_err("ndict.npy", "not a dict"));
-    /* what numpy refuses or reads otherwise: a key twice (numpy takes the
-       last), another key, (2) for (2,), a word that starts like False,
-       text after the dict, no closing brace */
-    write_raw("dup.npy",
-              "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'fortran_order': True}\n",
-              z, 8);
-    CHECK(load_err("dup.npy", "'fortran_order' given twice"));
-    write_raw("key.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}\n", z, 8);
-    CHECK(load_err("key.npy", "a key other than"));
-    write_raw("one.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2)}\n", z, 8);
-    CHECK(load_err("one.npy", "(N,)"));
-    write_raw("fy.npy", "{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,)}\n", z, 8);
-    CHECK(load_err("fy.npy", "neither ',' nor '}'"));
-    write_raw("after.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n", z, 8);
-    CHECK(load_err("after.npy", "text after the dict"));
-    write_raw("open.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,),\n", z, 8);
-    CHECK(load_err("open.npy", "no closing '}'"));
+    {   /* what numpy refuses or reads otherwise: a key twice (numpy takes the
+           last), another key, (2) for (2,), a word that starts like False,
+           text after the dict, no closing brace */
+        static const char *const bad[][3] = {
+            {"dup.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), "
+                        "'fortran_order': True}\n", "'fortran_order' given twice"},
+            {"key.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}\n",
+             "a key other than"},
+            {"one.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2)}\n", "(N,)"},
+            {"fy.npy", "{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,)}\n",
+             "neither ',' nor '}'"},
+            {"after.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n",
+             "text after the dict"},
+            {"open.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,),\n",
+             "no closing '}'"}};
+        size_t i;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            write_raw(bad[i][0], bad[i][1], z, 8);
+            CHECKF(load_err(bad[i][0], bad[i][2]), "%s", bad[i][0]);
+        }
+    }
     f = fopen(tmp_path("mag.npy"), "wb");
     if (f) {
         fputs("PK\x03\x04 not numpy at all", f);
