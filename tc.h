@@ -2700,6 +2700,7 @@ typedef struct tc__sm_readix { /* a READ node and its (writable) index entries *
 typedef struct tc__sm_let {
     const tc__where *w;
     int busy; /* cycle guard */
+    int used; /* reached from the right-hand side or an exists clause */
 } tc__sm_let;
 typedef struct tc__sm_letval { /* a let's nodes, reusable where computed unconditionally */
     int let, branch, node;
@@ -4181,16 +4182,39 @@ TC__PRIVATE int tc__sm_setup_names(tc__sm_stmt *st) {
     if (!tc__sm_collect(st, s->rhs, 0)) return 0;
     for (i = 0; i < s->n_where; i++)
         if (s->where[i].kind == TC__W_EXISTS && !tc__sm_collect(st, s->where[i].expr, 0)) return 0;
-    /* busy: reached from the right-hand side. A let that is not would go
-       unchecked (lets are checked where used): refused, as a where range
-       for a variable the statement does not have is. */
     for (i = 0; i < st->n_lets; i++) {
-        if (!st->lets[i].busy)
-            return tc__fail(st->S->C, TC_ERR_NAME, st->lets[i].w->name_span,
-                            "where binding `%s` is not used in this statement", st->lets[i].w->name);
+        st->lets[i].used = st->lets[i].busy;
         st->lets[i].busy = 0;
     }
     return 1;
+}
+
+/* Marks (busy) the lets e refers to, through other lets. */
+TC__PRIVATE void tc__sm_mark_lets(tc__sm_stmt *st, const tc__expr *e, int depth) {
+    int i, li;
+    if (depth > 4 * st->S->C->max_depth + 64) return;
+    if (e->kind == TC__E_IDENT && (li = tc__sm_let_find(st, e->name)) >= 0) {
+        if (st->lets[li].busy) return;
+        st->lets[li].busy = 1;
+        tc__sm_mark_lets(st, st->lets[li].w->expr, depth + 1);
+        return;
+    }
+    for (i = 0; i < e->nargs; i++) tc__sm_mark_lets(st, e->args[i], depth + 1);
+}
+
+/* A let the statement does not use would go unchecked (lets are checked
+   where used): refused, as a where range for a variable the statement
+   lacks is. The one named is not used by another unused one either. */
+TC__PRIVATE int tc__sm_unused_lets(tc__sm_stmt *st) {
+    int i, pick = -1;
+    for (i = 0; i < st->n_lets; i++)
+        if (!st->lets[i].used) tc__sm_mark_lets(st, st->lets[i].w->expr, 0);
+    for (i = 0; i < st->n_lets; i++)
+        if (!st->lets[i].used && (pick < 0 || (st->lets[pick].busy && !st->lets[i].busy))) pick = i;
+    for (i = 0; i < st->n_lets; i++) st->lets[i].busy = 0;
+    if (pick < 0) return 1;
+    return tc__fail(st->S->C, TC_ERR_NAME, st->lets[pick].w->name_span,
+                    "where binding `%s` is not used in this statement", st->lets[pick].w->name);
 }
 
 /* A where bound: a size expression. */
@@ -4844,7 +4868,8 @@ TC__PRIVATE int tc__lower_comprehension(tc__sema *S, tc__sm_env *E, const tc__st
     st.E = E;
     st.st = s;
     t = st.target = tc__lower_target(S, E, s->lhs, s->lhs_span);
-    if (t < 0 || !tc__sm_setup_names(&st) || !tc__sm_where_ranges(&st) || !tc__lower_lhs(&st, t))
+    if (t < 0 || !tc__sm_setup_names(&st) || !tc__sm_where_ranges(&st) || !tc__sm_unused_lets(&st) ||
+        !tc__lower_lhs(&st, t))
         return 0;
     v = tc__lower_rhs(&st, t);
     if (v.node < 0 || !tc__lower_lhs_access(&st, t) || !tc__range_infer(&st) ||

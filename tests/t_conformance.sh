@@ -871,6 +871,14 @@ err "a where binding the statement does not use" 2:21 "where binding \`x\` is no
 'def f(float(N) B) -> (A) {
   A(i) = B(i) where x = Q(i) + exp(1.0, 2.0)
 }'
+err "the unused where binding named is the one no other binding uses" 2:28 "where binding \`y\` is not used" \
+'def f(float(N) B) -> (A) {
+  A(i) = B(i) where x = i, y = x
+}'
+err "a where binding bounding a range is reported as such, not as unused" 2:39 "\`n\` is not a size" \
+'def f(float(N) B) -> (A) {
+  A(i) = B(i) where n = N - 1, i in 0:n
+}'
 valid "a where binding used through another" 'def f(float(N) B) -> (A) {
   A(i) = y where x = B(i), y = x * 2
 }'
