@@ -309,6 +309,10 @@ t "output path is a directory" 1 "$TC" run three.tc -i X=v5.npy -o resw
 has "output path message" err "resw/B.npy: error: cannot create: Is a directory"
 py "a failed write leaves no output, not even the ones before it" "import os
 assert sorted(os.listdir('resw')) == ['B.npy'], os.listdir('resw')"
+long=$(printf 'A%.0s' $(seq 246))
+printf 'def f(float(N) X) -> (%s) { %s(i) = X(i) }\n' "$long" "$long" >long.tc
+t "an output name as long as a file name may be" 0 "$TC" run long.tc -i X=v5.npy -o resl
+if [ -f "resl/$long.npy" ] && [ "$(ls -A resl | wc -l)" = 1 ]; then ok; else bad "long output name: $(ls -A resl)"; fi
 "$PY" -c "import numpy as np; np.save('x4k.npy', np.zeros(4096, np.float32))"
 (ulimit -f 8; "$TC" run three.tc -i X=x4k.npy -o resf >out 2>err)
 rc=$?

@@ -995,20 +995,24 @@ static int make_dirs(const char *path) {
     return ok;
 }
 
-/* OUTDIR/NAME.npy, or with part set OUTDIR/.NAME.npy.part; malloc'd. */
-static char *output_path(const cli *c, const char *name, int part) {
-    size_t n = strlen(c->outdir) + strlen(name) + 12;
+/* OUTDIR/NAME.npy for output i, or with part set OUTDIR/.tc-part-I (not
+   named after the output: NAME.npy may be as long as a file name can be);
+   malloc'd. */
+static char *output_path(const cli *c, const tc_ir_def *d, int i, int part) {
+    const char *name = d->tensors[d->n_inputs + i].name;
+    size_t n = strlen(c->outdir) + strlen(name) + 24;
     char *path = (char *)malloc(n);
-    if (path) snprintf(path, n, part ? "%s/.%s.npy.part" : "%s/%s.npy", c->outdir, name);
+    if (path && part) snprintf(path, n, "%s/.tc-part-%d", c->outdir, i);
+    else if (path) snprintf(path, n, "%s/%s.npy", c->outdir, name);
     return path;
 }
 
-/* Removes the parts of outputs [0, n); frees nothing else. */
+/* Removes the part files of outputs [0, n) (files only: unlink). */
 static void remove_parts(const cli *c, const tc_ir_def *d, int n) {
     int i;
     for (i = 0; i < n; i++) {
-        char *part = output_path(c, d->tensors[d->n_inputs + i].name, 1);
-        if (part) remove(part);
+        char *part = output_path(c, d, i, 1);
+        if (part) unlink(part);
         free(part);
     }
 }
@@ -1020,20 +1024,18 @@ static int write_outputs(const cli *c, const tc_ir_def *d, const tc_tensor *out)
     int i, rc = 0;
     if (!make_dirs(c->outdir)) return input_error(c->outdir, "cannot create directory: %s", strerror(errno));
     for (i = 0; i < d->n_outputs && !rc; i++) {
-        const char *name = d->tensors[d->n_inputs + i].name;
-        char *part = output_path(c, name, 1), *path = output_path(c, name, 0), err[256];
+        char *part = output_path(c, d, i, 1), *path = output_path(c, d, i, 0), err[256];
         struct stat st;
         if (!part || !path) rc = input_error(c->outdir, "out of memory");
         else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
             rc = input_error(path, "cannot create: Is a directory");
         else if (npy_save(part, &out[i], err, sizeof err) != 0)
-            rc = input_error(path, "%s", err);
+            rc = input_error(part, "%s (writing %s)", err, path);
         free(part);
         free(path);
     }
     for (i = 0; i < d->n_outputs && !rc; i++) {
-        const char *name = d->tensors[d->n_inputs + i].name;
-        char *part = output_path(c, name, 1), *path = output_path(c, name, 0);
+        char *part = output_path(c, d, i, 1), *path = output_path(c, d, i, 0);
         if (!part || !path) rc = input_error(c->outdir, "out of memory");
         else if (rename(part, path) != 0) rc = input_error(path, "cannot write: %s", strerror(errno));
         free(part);
