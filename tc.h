@@ -1318,12 +1318,21 @@ TC__PRIVATE void tc__sx_leaves(const tc_ir_def *d, int id, const int64_t *values
                 (long long)values[id]);
 }
 
+/* Appends " (N = 2, K = 4)" for the sizes sx a and b (b -1: none) depend
+   on, nothing when they depend on none. */
+TC__PRIVATE void tc__sx_sizes_note(const tc_ir_def *d, int a, int b, const int64_t *values,
+                                   tc__buf *out) {
+    int seen[16], n_seen = 0;
+    tc__sx_leaves(d, a, values, out, seen, &n_seen, 0);
+    if (b >= 0) tc__sx_leaves(d, b, values, out, seen, &n_seen, 0);
+    if (n_seen) tc__bprintf(out, ")");
+}
+
 /* "EXPR = VALUE (N = 2, K = 4)" for an evaluated sx; "N = 2" for a size
    alone, the value alone for a constant. */
 TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values, char *buf,
                                size_t cap) {
     tc__buf b;
-    int seen[16], n_seen = 0;
     b.p = buf;
     b.cap = cap;
     b.len = 0;
@@ -1333,8 +1342,7 @@ TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values
     }
     tc__sx_print(d, id, &b, 0);
     tc__bprintf(&b, " = %lld", (long long)values[id]);
-    if (d->sx[id].op >= TC_SX_ADD) tc__sx_leaves(d, id, values, &b, seen, &n_seen, 0);
-    if (n_seen) tc__bprintf(&b, ")");
+    if (d->sx[id].op >= TC_SX_ADD) tc__sx_sizes_note(d, id, -1, values, &b);
     return tc__buf_done(&b);
 }
 
@@ -2609,8 +2617,9 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      branch reads, not as preconditions.
    - A read whose index is not affine (a gather, i * j, a size coefficient
      like K * h) bounds no range and is checked per element: a warning.
-     Exception: `X / c`, X affine and c a positive constant, bounds ranges
-     as 0 <= X < c * size (upsampling B(i / 2) gives i in [0, 2N)); its
+     Exception: `X / c`, X affine and c a nonzero constant, plus an affine
+     rest, bounds ranges as the one quotient it equals (tc__sm_quotient:
+     upsampling B(i / 2) gives i in [0, 2N), B(i / 2 + 1) [0, 2N - 2)); its
      value is still checked per element.
    - A precondition proven false at compile time is an error even if the
      statement's domain might be empty. */
@@ -3658,75 +3667,68 @@ TC__PRIVATE int tc__sm_add_access(tc__sm_stmt *st, int tensor, int dim, int lhs,
     return 1;
 }
 
-/* The one term `X / c` (c a nonzero integer constant) of the sum e (terms
-   joined by + and -, signs); NULL when it has none or more than one. */
-TC__PRIVATE const tc__expr *tc__sm_div_term(tc__sm_stmt *st, const tc__expr *e, int *count,
-                                            int64_t *c, int depth) {
-    const tc__expr *bad, *l, *r;
-    int rf;
-    if (depth > st->S->C->max_depth + 64) return NULL;
-    if (e->kind == TC__E_BINARY && (e->op == TC__T_PLUS || e->op == TC__T_MINUS)) {
-        l = tc__sm_div_term(st, e->args[0], count, c, depth + 1);
-        r = tc__sm_div_term(st, e->args[1], count, c, depth + 1);
-        return *count == 1 ? (l ? l : r) : NULL;
-    }
-    if (e->kind == TC__E_UNARY && e->op != TC__T_NOT && !tc__sm_wrapping_neg(e))
-        return tc__sm_div_term(st, e->args[0], count, c, depth + 1);
-    if (e->kind != TC__E_BINARY || e->op != TC__T_SLASH) return NULL;
-    rf = tc__sm_sizex(st, e->args[1], 1, &bad);
-    if (rf < 0 || !tc__sx_isconst(st->S, rf, c) || *c == 0 || *c == INT64_MIN) return NULL;
-    ++*count;
-    return e;
-}
-
-/* Adds scale times the sum e, whose term div is X / c, to the affine form
-   of its numerator over |c|: floor(X / c) + Y is floor((X + c * Y) / c)
-   for c > 0 and integer Y, X / -c is -X / c, and -(X / c) is
-   (c - 1 - X) / c. As tc__sm_aff. */
-TC__PRIVATE int tc__sm_quot_sum(tc__sm_stmt *st, const tc__expr *e, const tc__expr *div, int64_t c,
-                                int64_t scale, int64_t *coef, int *off, int depth) {
-    int r;
+/* A sum (terms joined by + and -, signs) with one term X / c, c a nonzero
+   integer constant: that term in *div, with the sign it is added with in
+   *sign, and scale times the other terms added to the affine form (coef,
+   off). As tc__sm_aff; *div stays NULL when there is no such term (a
+   second one is a term tc__sm_aff refuses). */
+TC__PRIVATE int tc__sm_quot_parts(tc__sm_stmt *st, const tc__expr *e, int64_t scale,
+                                  const tc__expr **div, int64_t *sign, int64_t *c, int64_t *coef,
+                                  int *off, int depth) {
+    const tc__expr *bad;
+    int r, rf;
     if (depth > st->S->C->max_depth + 64) return 0;
-    if (e == div) { /* scale is 1 or -1 here */
-        r = tc__sm_aff(st, div->args[0], c < 0 ? -scale : scale, coef, off, depth + 1);
-        if (r != 1 || scale > 0) return r;
-        return tc__sm_addoff(st->S, off, tc__sx_const(st->S, 1), (c < 0 ? -c : c) - 1);
-    }
     if (e->kind == TC__E_BINARY && (e->op == TC__T_PLUS || e->op == TC__T_MINUS)) {
-        r = tc__sm_quot_sum(st, e->args[0], div, c, scale, coef, off, depth + 1);
+        r = tc__sm_quot_parts(st, e->args[0], scale, div, sign, c, coef, off, depth + 1);
         if (r != 1) return r;
-        return tc__sm_quot_sum(st, e->args[1], div, c, e->op == TC__T_MINUS ? -scale : scale,
-                               coef, off, depth + 1);
+        return tc__sm_quot_parts(st, e->args[1], e->op == TC__T_MINUS ? -scale : scale, div, sign,
+                                 c, coef, off, depth + 1);
     }
     if (e->kind == TC__E_UNARY && e->op != TC__T_NOT && !tc__sm_wrapping_neg(e))
-        return tc__sm_quot_sum(st, e->args[0], div, c, e->op == TC__T_MINUS ? -scale : scale,
-                               coef, off, depth + 1);
-    return tc__mul64(scale, c < 0 ? -c : c, &scale) ? tc__sm_aff(st, e, scale, coef, off, depth + 1)
-                                                    : 0;
+        return tc__sm_quot_parts(st, e->args[0], e->op == TC__T_MINUS ? -scale : scale, div, sign,
+                                 c, coef, off, depth + 1);
+    if (e->kind == TC__E_BINARY && e->op == TC__T_SLASH && !*div) {
+        rf = tc__sm_sizex(st, e->args[1], 1, &bad);
+        if (rf == -1) return -1;
+        if (rf >= 0 && tc__sx_isconst(st->S, rf, c) && *c != 0 && *c != INT64_MIN) {
+            *div = e;
+            *sign = scale;
+            return 1;
+        }
+    }
+    return tc__sm_aff(st, e, scale, coef, off, depth + 1);
 }
 
 /* Index of a read that is a floor quotient of an affine X by a constant c,
-   plus an affine rest (nearest-neighbour upsampling: B(i / 2), B(i / 2 + 1)):
-   0 <= X / c < size exactly when 0 <= X < c * size (c > 0), so it bounds
-   ranges like an affine access to a tensor c times larger. Its value stays
-   a general index, checked per element. Returns 0 on error. */
+   plus an affine rest Y (nearest-neighbour upsampling: B(i / 2),
+   B(i / 2 + 1)). It is the one quotient (X' + m Y) / m, m = |c|: X / -c
+   is -X / c, -(X / c) is (c - 1 - X) / c, and floor(X / m) + Y is
+   floor((X + m Y) / m) for integer Y. 0 <= X' / m < size exactly when
+   0 <= X' < m * size, so it bounds ranges like an affine access to a
+   tensor m times larger. Its value stays a general index, checked per
+   element. Returns 0 on error. */
 TC__PRIVATE int tc__sm_quotient(tc__sm_stmt *st, const tc__expr *read, int t, int d,
                                 tc_ir_index *ix) {
     tc__sema *S = st->S;
-    const tc__expr *div;
-    int64_t *coef, c = 0;
-    int off, r, count = 0;
-    div = tc__sm_div_term(st, read->args[d], &count, &c, 0);
-    if (S->C->failed) return 0;
-    if (!div) return 1;
-    coef = (int64_t *)tc__alloc_n(S->C, (size_t)(st->n_vars ? st->n_vars : 1), sizeof(int64_t));
-    off = tc__sx_const(S, 0);
-    if (!coef || off < 0) return 0;
-    r = tc__sm_quot_sum(st, read->args[d], div, c, 1, coef, &off, 0);
+    const tc__expr *div = NULL;
+    size_t nv = (size_t)(st->n_vars ? st->n_vars : 1), v;
+    int64_t *coef = (int64_t *)tc__alloc_n(S->C, nv, sizeof(int64_t));
+    int64_t *rest = (int64_t *)tc__alloc_n(S->C, nv, sizeof(int64_t)), c = 0, m, sign = 1, y;
+    int off = tc__sx_const(S, 0), rest_off = off, r;
+    if (!coef || !rest || off < 0) return 0;
+    r = tc__sm_quot_parts(st, read->args[d], 1, &div, &sign, &c, rest, &rest_off, 0);
+    if (r < 0 || S->C->failed) return 0;
+    if (r == 0 || !div) return 1;
+    m = c < 0 ? -c : c;
+    r = tc__sm_aff(st, div->args[0], c < 0 ? -sign : sign, coef, &off, 0);
     if (r < 0 || S->C->failed) return 0;
     if (r == 0) return 1;
+    if (sign < 0 && tc__sm_addoff(S, &off, tc__sx_const(S, 1), m - 1) < 0) return 0;
+    for (v = 0; v < nv; v++)
+        if (!tc__mul64(rest[v], m, &y) || !tc__add64(coef[v], y, &coef[v])) return 1;
+    if (tc__sm_addoff(S, &off, rest_off, m) < 0) return 0;
     if (!tc__sm_add_access(st, t, d, 0, coef, off, read, ix)) return 0;
-    st->acc[st->n_acc - 1].div = c < 0 ? -c : c;
+    st->acc[st->n_acc - 1].div = m;
     return 1;
 }
 
@@ -4596,9 +4598,10 @@ TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
             tc__sm_access_text(st, a, text, sizeof text);
             tc__warn(st->S->C, a->expr ? a->expr->span : st->st->lhs_span,
                      a->guarded ? "range inference does not prove %s in bounds: it is checked "
-                                 "at run time, where it is read (a ?: branch taken, or && / || evaluating it)"
-                               : "range inference does not prove %s in bounds: it is checked "
-                                 "at run time",
+                                  "at run time, where it is read (a ?: branch taken, or && / || "
+                                  "evaluating it)"
+                                : "range inference does not prove %s in bounds: it is checked "
+                                  "at run time",
                      text);
             warned = a->expr;
         }
@@ -12649,7 +12652,6 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
         const tc_ir_check *c = &ir->checks[i];
         int64_t a = sx[c->a], b = sx[c->b];
         char ta[160], tb[160], sizes[256];
-        int seen[16], n_seen = 0;
         tc__buf lb;
         if (c->stmt >= 0 && c->stmt < ir->n_stmts && tc__vm_stmt_empty(ir, c->stmt, sx)) continue;
         if (c->kind == TC_CHECK_LE ? a <= b : a == b) continue;
@@ -12658,9 +12660,7 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
         lb.p = sizes;
         lb.cap = sizeof sizes;
         lb.len = 0;
-        tc__sx_leaves(ir, c->a, sx, &lb, seen, &n_seen, 0);
-        tc__sx_leaves(ir, c->b, sx, &lb, seen, &n_seen, 0);
-        if (n_seen) tc__bprintf(&lb, ")");
+        tc__sx_sizes_note(ir, c->a, c->b, sx, &lb);
         tc__buf_done(&lb);
         return tc__set_error(err, c->kind == TC_CHECK_LE ? TC_ERR_BOUNDS : TC_ERR_SHAPE,
                              "%s: needs %s %s %s, but %lld %s %lld%s", c->what ? c->what : "check",

@@ -14,8 +14,9 @@
    Exit status: 0 success, 1 an error in the input (source, .npy files,
    sizes, a run that fails its checks), 2 a usage error (unknown command or
    option, a name on the command line that the source does not define, a
-   missing required argument: an input, or a size the command needs). Errors go to stderr as "FILE:LINE:COL:
-   error: MSG" with the source line and a caret, or "FILE: error: MSG".
+   missing required argument: an input, or a size the command needs).
+   Errors go to stderr as "FILE:LINE:COL: error: MSG" with the source line
+   and a caret, or "FILE: error: MSG".
 
    Build: make (cc -std=c99 -O2 -I. tools/tc.c -o build/tc -lm -pthread). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, mkdir, sysconf */
@@ -1017,30 +1018,32 @@ static void remove_parts(const cli *c, const tc_ir_def *d, int n) {
     }
 }
 
+/* Output i: saved to its part file (out given), or that part renamed to
+   NAME.npy (out NULL). */
+static int output_step(const cli *c, const tc_ir_def *d, int i, const tc_tensor *out) {
+    char *part = output_path(c, d, i, 1), *path = output_path(c, d, i, 0), err[256];
+    struct stat st;
+    int rc = 0;
+    if (!part || !path) rc = input_error(c->outdir, "out of memory");
+    else if (!out && rename(part, path) != 0)
+        rc = input_error(path, "cannot write: %s", strerror(errno));
+    else if (out && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = input_error(path, "cannot create: Is a directory");
+    else if (out && npy_save(part, out, err, sizeof err) != 0)
+        rc = input_error(part, "%s (writing %s)", err, path);
+    free(part);
+    free(path);
+    return rc;
+}
+
 /* Every output goes to a part file first, renamed to NAME.npy once all are
    written: a write that fails (a full disk, a directory in the way) leaves
    no output behind, neither a truncated one nor the ones before it. */
 static int write_outputs(const cli *c, const tc_ir_def *d, const tc_tensor *out) {
     int i, rc = 0;
     if (!make_dirs(c->outdir)) return input_error(c->outdir, "cannot create directory: %s", strerror(errno));
-    for (i = 0; i < d->n_outputs && !rc; i++) {
-        char *part = output_path(c, d, i, 1), *path = output_path(c, d, i, 0), err[256];
-        struct stat st;
-        if (!part || !path) rc = input_error(c->outdir, "out of memory");
-        else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = input_error(path, "cannot create: Is a directory");
-        else if (npy_save(part, &out[i], err, sizeof err) != 0)
-            rc = input_error(part, "%s (writing %s)", err, path);
-        free(part);
-        free(path);
-    }
-    for (i = 0; i < d->n_outputs && !rc; i++) {
-        char *part = output_path(c, d, i, 1), *path = output_path(c, d, i, 0);
-        if (!part || !path) rc = input_error(c->outdir, "out of memory");
-        else if (rename(part, path) != 0) rc = input_error(path, "cannot write: %s", strerror(errno));
-        free(part);
-        free(path);
-    }
+    for (i = 0; i < d->n_outputs && !rc; i++) rc = output_step(c, d, i, &out[i]);
+    for (i = 0; i < d->n_outputs && !rc; i++) rc = output_step(c, d, i, NULL);
     if (rc) remove_parts(c, d, d->n_outputs);
     return rc;
 }
