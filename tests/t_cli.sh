@@ -138,6 +138,10 @@ usage "sizes on check" check mm.tc M=2
 usage "entry without name" infer mm.tc --entry
 usage "run without -o" run mm.tc -i A=a.npy -i B=b.npy
 usage "run -o without dir" run mm.tc -o
+usage "run -o then an option" run mm.tc -i A=a.npy -i B=b.npy -o --time
+has "-o then an option: message" err "-o needs a directory"
+if [ ! -e ./--time ]; then ok; else bad "-o then an option: a directory named --time"; fi
+usage "entry then an option" infer conv.tc --entry --json
 usage "run bad -i" run mm.tc -i A -o outd
 usage "run duplicate -i" run mm.tc -i A=a.npy -i A=b.npy -o outd
 usage "run missing input" run mm.tc -i A=a.npy -o outd

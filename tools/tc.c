@@ -143,11 +143,14 @@ static int online_cpus(void) {
     return n > TC_MAX_THREADS ? TC_MAX_THREADS : (int)n;
 }
 
-/* The value of an option: "--opt=VALUE" or "--opt VALUE". */
+/* The value of an option: "--opt=VALUE" or "--opt VALUE"; NULL when there
+   is none. A next argument that is itself an option ("-o --time": the
+   directory forgotten) is not taken as the value; "--opt=--x" or
+   "-o ./--x" still names such a value. */
 static const char *option_value(int argc, char **argv, int *i, const char *opt) {
     size_t n = strlen(opt);
     if (strncmp(argv[*i], opt, n) == 0 && argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (*i + 1 < argc) return argv[++*i];
+    if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) return argv[++*i];
     return NULL;
 }
 
