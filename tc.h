@@ -8234,18 +8234,24 @@ TC__PRIVATE int tc__vm_verify(tc__ctx *C, const tc_ir_def *def, const tc__vm_stm
 
 /* ==== [tc:compile] One def -> verified bytecode ============================ */
 
-/* value = READ * READ (same float dtype), reduced by SUM, both affine and
-   unmasked: the contraction microkernel applies. */
-TC__PRIVATE void tc__vm_find_contraction(const tc_ir_stmt *st, tc__vm_stmt *s) {
+/* value = READ * READ, reduced by SUM, both affine and unmasked, the two
+   tensors read and the one written all stored in the value's float dtype:
+   the contraction microkernel applies. (It reads and writes memory as that
+   dtype: float16 tensors, whose reads compute in float32, take the
+   bytecode.) */
+TC__PRIVATE void tc__vm_find_contraction(const tc_ir_def *def, const tc_ir_stmt *st,
+                                         tc__vm_stmt *s) {
     const tc_ir_node *v = &st->nodes[st->value];
     int i;
     s->contract.ok = 0;
     if (st->reduce != TC_REDUCE_SUM || v->op != TC_IR_MUL) return;
     if (v->dtype != TC_FLOAT32 && v->dtype != TC_FLOAT64) return;
+    if (def->tensors[st->tensor].dtype != v->dtype) return;
     if (s->n_reads != 2 || s->reads[0].gather || s->reads[1].gather) return;
     if (s->reads[0].masked || s->reads[1].masked) return;
     for (i = 0; i < 2; i++)
-        if (st->nodes[v->args[i]].op != TC_IR_READ) return;
+        if (st->nodes[v->args[i]].op != TC_IR_READ || def->tensors[s->reads[i].tensor].dtype != v->dtype)
+            return;
     s->contract.ok = 1;
     s->contract.p = 0;
     s->contract.q = 1;
@@ -8410,7 +8416,7 @@ TC__PRIVATE int tc__vm_compile_stmt(tc__ctx *C, const tc_ir_def *def, const tc_i
     s->n_regs = nphys;
     s->value = vphys;
     s->chain = E.chain;
-    tc__vm_find_contraction(st, s);
+    tc__vm_find_contraction(def, st, s);
     return tc__vm_verify(C, def, s);
 }
 

@@ -408,6 +408,14 @@ static const kc_case kc_cases[] = {
      "M=3 N=50", "X=0.5:1.5", KC_REDUCE, 0},
     {"reduce-half", "def hred(float16(M,N) X) -> (s, mx) { s(i) +=! X(i,j)\n mx(i) max=! X(i,j) }",
      "M=4 N=20", "X=-2:2", KC_REDUCE, 0},
+    /* float16 and mixed contractions take the bytecode, not the microkernel (which read the
+       halves as floats) */
+    {"mm-half", "def mmh(float16(M,K) A, float16(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }",
+     "M=5 K=7 N=3", "A=-2:2 B=-2:2", KC_REDUCE, 0},
+    {"mm-half-float", "def mmhf(float16(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }",
+     "M=33 K=40 N=70", "A=-2:2 B=-2:2", KC_REDUCE, 0},
+    {"outer-sum-half", "def osh(float16(N) A) -> (C) { C(i) +=! A(j) * A(i) }", "N=19", "A=-2:2",
+     KC_REDUCE, 0},
     {"reduce-bool", "def bred(bool(M,N) X) -> (a, o) { a(i) min=! X(i,j)\n o(i) max=! X(i,j) }",
      "M=20 N=3", 0, KC_EXACT, 0},
     {"init-no-reduction", "def pw(float(N) X) -> (T) { T(i) *=! X(i-1) }", "N=7", 0, KC_EXACT, 0},

@@ -416,6 +416,13 @@ def define_scalars_and_reductions():
          {"X": unif((4, 20), -2, 2, F16)},
          # a float16 read is a float16 value (tc_sema.h), so the outputs are float16
          lambda X: {"s": X.astype(F64).sum(1).astype(F16), "mx": X.max(1)}, "reduce")
+    # float16 contractions run on the bytecode (the microkernel read halves as floats)
+    case("mm-half", "def mmh(float16(M,K) A, float16(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }",
+         {"A": unif((5, 7), -2, 2, F16), "B": unif((7, 3), -2, 2, F16)},
+         lambda A, B: {"C": (A.astype(F64) @ B.astype(F64)).astype(F16)}, "reduce")
+    case("mm-half-float", "def mmhf(float16(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }",
+         {"A": unif((33, 40), -2, 2, F16), "B": unif((40, 70), -2, 2, F32)},
+         lambda A, B: {"C": (A.astype(F64) @ B.astype(F64)).astype(F32)}, "reduce")
     case("reduce-bool", "def bred(bool(M,N) X) -> (a, o) { a(i) min=! X(i,j)\n o(i) max=! X(i,j) }",
          {"X": RNG.integers(0, 2, (20, 3)).astype(bool)}, lambda X: {"a": X.all(1), "o": X.any(1)})
     case("init-no-reduction", "def pw(float(N) X) -> (T) { T(i) *=! X(i-1) }", {"X": unif(7)},
