@@ -90,6 +90,11 @@ $(BUILD)/test/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 -O2 -g -Wall -Wextra $(OCL_CFLAGS) -I. $< $(filter %.o,$^) -o $@ $(LIBS) $(OCL_LIBS)
 $(BUILD)/test-san/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-san
 	$(CC) -std=c99 $(SAN) -Wall -Wextra $(OCL_CFLAGS) -I. $< $(filter %.o,$^) -o $@ $(LIBS) $(OCL_LIBS)
+# t_contract's optimized build runs the contraction engine's vector code
+# (AVX-512 or AVX2 where this machine has them), its sanitized build the
+# portable code
+$(BUILD)/test/t_contract: tests/t_contract.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test
+	$(CC) -std=c99 $(OPT) -g -Wall -Wextra -I. $< -o $@ $(LIBS)
 # t_native is t_kernels against the library built as a user's default
 # build would be (GNU C, -march=native: gcc contracts a * b + c into an fma
 # there), the tests' own references in ISO C
