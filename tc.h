@@ -5315,6 +5315,7 @@ TC__VECTORIZE_BEGIN
 #define TC__MATH_SQRT2 1.41421356237309504880
 #define TC__MATH_SQRTPI 1.77245385090551602730 /* sqrt(pi) */
 #define TC__MATH_EULER 0.57721566490153286061  /* Euler's gamma */
+#define TC__MATH_LN2 0.69314718055994530942
 
 TC__MATH_INLINE uint32_t tc__math_f2u(float f) {
     uint32_t u;
@@ -5371,15 +5372,43 @@ TC__PRIVATE double tc__math_sinpi_cospi(double x, int want_cos) {
     return signbit(x) ? -v : v;
 }
 
+/* lgamma(2 + z) for |z| <= 1/2: its Taylor series at 2,
+   (1 - g) z + sum_{k >= 2} (-1)^k (zeta(k) - 1) / k z^k (g: Euler's
+   gamma; the terms fall as 4^-k / k), which keeps its relative accuracy
+   at lgamma's zeros, 1 and 2, where log|Gamma| loses every digit. */
+TC__PRIVATE double tc__math_lgamma_near2(double z) {
+    static const double c[30] = { /* k = 2 .. 31 */
+        0.3224670334241132, -0.0673523010531981, 0.020580808427784546,
+        -0.007385551028673986, 0.0028905103307415234, -0.001192753911703261,
+        0.0005096695247430425, -0.00022315475845357939, 9.945751278180853e-05,
+        -4.492623673813314e-05, 2.050721277567069e-05, -9.439488275268397e-06,
+        4.374866789907488e-06, -2.039215753801366e-06, 9.55141213040742e-07,
+        -4.492469198764566e-07, 2.1207184805554665e-07, -1.0043224823968099e-07,
+        4.7698101693639804e-08, -2.2711094608943164e-08, 1.0838659214896955e-08,
+        -5.183475041970047e-09, 2.4836745438024785e-09, -1.1921401405860912e-09,
+        5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10,
+        -6.4229645638381e-11, 3.1044247747322276e-11, -1.5021384080754142e-11};
+    double s = 0.0;
+    int k;
+    for (k = 29; k >= 0; k--) s = s * z + c[k];
+    return z * (0.42278433509846713 + z * s);
+}
+
 /* log|Gamma(x)| without glibc's lgamma, which writes the global `signgam`
-   (a data race when programs run on several threads). Gamma itself is
-   accurate to an ulp or so below its overflow at 171; above that the
-   Stirling series is exact to double precision; negative x reflects. */
+   (a data race when programs run on several threads). In [0.5, 2.5) the
+   series at 2 (lgamma(x) = lgamma(x + 1) - log x below 1.5); below 2^-60
+   -log|x| (Gamma(x) = 1/x - g + O(x), and Gamma overflows below 2^-1024);
+   elsewhere below 170 log|Gamma|, Gamma being accurate to an ulp or so
+   there; above, the Stirling series, exact to double precision; below
+   -100 the reflection. */
 TC__PRIVATE double tc__math_lgamma(double x) {
     double z, series;
     if (x != x) return x;
     if (x == HUGE_VAL || x == -HUGE_VAL) return HUGE_VAL;
     if (x <= 0.0 && floor(x) == x) return HUGE_VAL; /* poles */
+    if (fabs(x) < 8.6736173798840355e-19) return -log(fabs(x)); /* 2^-60 */
+    if (x >= 0.5 && x < 1.5) return tc__math_lgamma_near2(x - 1.0) - log1p(x - 1.0);
+    if (x >= 1.5 && x < 2.5) return tc__math_lgamma_near2(x - 2.0);
     if (x < -100.0) /* reflection: Gamma(x) Gamma(1-x) = pi / sin(pi x) */
         return log(3.14159265358979323846 / fabs(tc__math_sinpi_cospi(x, 0))) -
                tc__math_lgamma(1.0 - x);
@@ -5414,7 +5443,8 @@ TC__PRIVATE void tc__math_hankel_pq(double x, int nu, double *P, double *Q) {
    cos/sin(x - pi/4) and (x - 3pi/4) come from libm's exactly reduced
    cos x and sin x, so huge x stays accurate. */
 TC__PRIVATE void tc__math_bessel_large(double x, double out[4]) {
-    double P0, Q0, P1, Q1, c = cos(x), s = sin(x), amp = sqrt(2.0 / (TC__MATH_PI * x));
+    double P0, Q0, P1, Q1, c = cos(x), s = sin(x);
+    double amp = 0.79788456080286535588 / sqrt(x); /* sqrt(2 / (pi x)); pi x overflows past 5.7e307 */
     double c0 = (c + s) / TC__MATH_SQRT2, s0 = (s - c) / TC__MATH_SQRT2; /* x - pi/4 */
     double c1 = (s - c) / TC__MATH_SQRT2, s1 = -(s + c) / TC__MATH_SQRT2; /* x - 3pi/4 */
     tc__math_hankel_pq(x, 0, &P0, &Q0);
@@ -5428,7 +5458,7 @@ TC__PRIVATE void tc__math_bessel_large(double x, double out[4]) {
 /* 0 < x <= 2: power series (A&S 9.1.10, 9.1.11, 9.1.13), no cancellation
    to speak of; relative error ~1e-16 (J), ~1e-15 (Y). */
 TC__PRIVATE void tc__math_bessel_small(double x, double out[4]) {
-    double t = 0.25 * x * x, lg = log(0.5 * x), term0 = 1.0, term1 = 1.0;
+    double t = 0.25 * x * x, lg = log(x) - TC__MATH_LN2, term0 = 1.0, term1 = 1.0; /* x / 2 rounds if subnormal */
     double j0 = 1.0, j1 = 1.0, sy0 = 0.0, sy1, h = 0.0;
     int k;
     sy1 = -2.0 * TC__MATH_EULER + 1.0; /* k = 0: psi(1) + psi(2) */
@@ -5491,7 +5521,7 @@ TC__PRIVATE double tc__math_bessel(double x, int which) {
         if (x < 0.0) return (double)NAN;
         if (x == 0.0) return -(double)INFINITY;
     }
-    if (ax == (double)INFINITY) return 0.0;
+    if (ax == (double)INFINITY) return which == 1 ? copysign(0.0, x) : 0.0; /* j1 is odd */
     if (ax == 0.0) return which == 0 ? 1.0 : x; /* j1(+-0) = +-0 */
     if (ax <= 2.0) tc__math_bessel_small(ax, out);
     else if (ax <= 25.0) tc__math_bessel_mid(ax, out);
@@ -5633,26 +5663,28 @@ TC__PRIVATE double tc__math_normcdf(double x) {
     return 0.5 * erfc(t) - d * exp(-t * t) / TC__MATH_SQRTPI;
 }
 
-/* sqrt(sum a_i^2) over n <= 4 values without overflow or underflow: scale
-   by a power of two (exact) taken from the largest magnitude. An infinite
-   argument gives +inf even beside a nan (as hypot does). */
-TC__PRIVATE double tc__math_norm(const double *a, int n) {
+/* sqrt(sum a_i^2) over n <= 4 values, or with recip its reciprocal
+   (rhypot, rnorm3d), without overflow or underflow: scale by a power of
+   two (exact) taken from the largest magnitude, and scale back once (so a
+   reciprocal of a huge norm rounds once to a subnormal, not to 0). An
+   infinite argument gives +inf (0) even beside a nan (as hypot does). */
+TC__PRIVATE double tc__math_norm(const double *a, int n, int recip) {
     double m = 0.0, s = 0.0;
     int i, e, has_nan = 0;
     for (i = 0; i < n; i++) {
         double v = fabs(a[i]);
-        if (v == (double)INFINITY) return v;
+        if (v == (double)INFINITY) return recip ? 0.0 : v;
         if (v != v) has_nan = 1;
         else if (v > m) m = v;
     }
     if (has_nan) return (double)NAN;
-    if (m == 0.0) return 0.0;
+    if (m == 0.0) return recip ? (double)INFINITY : 0.0;
     (void)frexp(m, &e);
     for (i = 0; i < n; i++) {
         double v = ldexp(a[i], -e);
         s += v * v;
     }
-    return ldexp(sqrt(s), e);
+    return recip ? ldexp(1.0 / sqrt(s), -e) : ldexp(sqrt(s), e);
 }
 
 /* fmin/fmax with C99 nan handling and a fixed choice for signed zeros
@@ -5726,12 +5758,12 @@ TC__PRIVATE double tc__math_f64(tc_builtin b, const double *a) {
     case TC_BUILTIN_NEXTAFTER: return nextafter(x, a[1]);
     case TC_BUILTIN_POW: return pow(x, a[1]);
     case TC_BUILTIN_REMAINDER: return remainder(x, a[1]);
-    case TC_BUILTIN_RHYPOT: return 1.0 / hypot(x, a[1]);
+    case TC_BUILTIN_RHYPOT: return tc__math_norm(a, 2, 1);
     case TC_BUILTIN_FMA: return fma(x, a[1], a[2]);
-    case TC_BUILTIN_NORM3D: return tc__math_norm(a, 3);
-    case TC_BUILTIN_RNORM3D: return 1.0 / tc__math_norm(a, 3);
-    case TC_BUILTIN_NORM4D: return tc__math_norm(a, 4);
-    case TC_BUILTIN_RNORM4D: return 1.0 / tc__math_norm(a, 4);
+    case TC_BUILTIN_NORM3D: return tc__math_norm(a, 3, 0);
+    case TC_BUILTIN_RNORM3D: return tc__math_norm(a, 3, 1);
+    case TC_BUILTIN_NORM4D: return tc__math_norm(a, 4, 0);
+    case TC_BUILTIN_RNORM4D: return tc__math_norm(a, 4, 1);
     case TC_BUILTIN_COUNT: break;
     }
     return (double)NAN;

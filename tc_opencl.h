@@ -643,12 +643,14 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    if (x == y) return x == 0 ? (signbit(x) ? y : x) : x;\n"                          \
       "    return x > y ? x : y;\n}\n")                                                      \
     X(SIMPLE, "builtins OpenCL spells differently, or whose zeros need a sign "              \
-              "(IEEE sinPi, cosPi)",                                                         \
+              "(IEEE sinPi, cosPi, an underflowing negative tgamma)",                        \
       "$T tc_rcbrt_$S($T x) { return 1$f / cbrt(x); }\n"                                     \
       "$T tc_fdivide_$S($T x, $T y) { return x / y; }\n"                                     \
-      "$T tc_rhypot_$S($T x, $T y) { return 1$f / hypot(x, y); }\n"                          \
       "$T tc_sinpi_$S($T x) { $T r = sinpi(x); return r == 0$f ? copysign(0$f, x) : r; }\n" \
       "$T tc_cospi_$S($T x) { $T r = cospi(x); return r == 0$f ? 0$f : r; }\n"               \
+      "$T tc_tgamma_$S($T x) /* a negative result that underflows is -0 */\n{\n"             \
+      "    $T r = tgamma(x);\n"                                                              \
+      "    return r == 0$f && x < 0$f && fmod(floor(x), 2$f) != 0$f ? -0$f : r;\n}\n"        \
       "$T tc_normcdf_$S($T x)\n{\n"                                                          \
       "    /* -x / sqrt 2 as t + d (c_lo: Newton's correction of c_hi); the rounding d\n"   \
       "       enters to first order, erfc(t + d) = erfc(t) - d (2/sqrt pi) exp(-t^2) */\n"  \
@@ -656,16 +658,18 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    $T t = -x * c_hi, d = fma(-x, c_hi, -t) - x * c_lo;\n"                          \
       "    if (!(fabs(x) < 40$f)) return isnan(x) ? x : x > 0$f ? 1$f : 0$f;\n"             \
       "    return 0.5$f * erfc(t) - d * exp(-t * t) * 0.5641895835477563$f;\n}\n")          \
-    X(NORM, "norm3d/norm4d: scaled by a power of two, no overflow or underflow",             \
-      "$T tc_norm_$S($T a, $T b, $T c, $T d)\n{\n"                                           \
+    X(NORM, "norm3d/norm4d and (r = 1) rhypot/rnorm3d/rnorm4d: scaled by a power of two, "   \
+            "no overflow or underflow (a reciprocal scaled back once, rounding once)",       \
+      "$T tc_norm_$S($T a, $T b, $T c, $T d, int r)\n{\n"                                    \
       "    $T m = fmax(fmax(fabs(a), fabs(b)), fmax(fabs(c), fabs(d)));\n"                   \
       "    int e;\n"                                                                         \
-      "    if (isinf(a) || isinf(b) || isinf(c) || isinf(d)) return ($T)INFINITY;\n"         \
+      "    if (isinf(a) || isinf(b) || isinf(c) || isinf(d)) return r ? 0 : ($T)INFINITY;\n" \
       "    if (isnan(a) || isnan(b) || isnan(c) || isnan(d)) return ($T)NAN;\n"              \
-      "    if (m == 0) return 0;\n"                                                          \
+      "    if (m == 0) return r ? ($T)INFINITY : 0;\n"                                       \
       "    (void)frexp(m, &e);\n"                                                            \
       "    a = ldexp(a, -e); b = ldexp(b, -e); c = ldexp(c, -e); d = ldexp(d, -e);\n"        \
-      "    return ldexp(sqrt(a * a + b * b + c * c + d * d), e);\n}\n")                      \
+      "    m = sqrt(a * a + b * b + c * c + d * d);\n"                                       \
+      "    return r ? ldexp(1$f / m, -e) : ldexp(m, e);\n}\n")                               \
     X(BESSEL_I, "cyl_bessel_i0/i1: power series to 30 (all terms positive), then the "      \
                 "asymptotic expansion with exp(x) split so it overflows only with I_n",      \
       "$T tc_bessel_i_$S($T x, int n)\n{\n"                                                  \
@@ -686,7 +690,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "            t *= -(mu - m * m) / (($T)k * 8$f * a);\n            s += t;\n"           \
       "            if (fabs(t) <= s * $E) break;\n        }\n"                               \
       "        r = e * (e / (2.5066282746310002$f * sqrt(a))) * s;\n    }\n"                \
-      "    return n && x < 0 ? -r : r;\n}\n")                                                \
+      "    return n ? copysign(r, x) : r; /* odd: i1(-0) = -0 */\n}\n")                      \
     X(BESSEL_JY, "j0 j1 y0 y1 (which = 0..3): series below 1e-3, Miller's backward "        \
                  "recurrence to 25 (normalized by J0 + 2 sum J2k = 1, Neumann series for "    \
                  "Y0 and Y1 from the same J_n), Hankel's expansion beyond",                  \
@@ -697,7 +701,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    if (isnan(x)) return x;\n"                                                        \
       "    if (second && x < 0) return ($T)NAN;\n"                                           \
       "    if (second && x == 0) return -($T)INFINITY;\n"                                    \
-      "    if (isinf(a)) return 0;\n"                                                        \
+      "    if (isinf(a)) return which == 1 ? copysign(($T)0, x) : 0; /* j1 is odd */\n"      \
       "    if (a > 25$f) {\n"                                                                \
       "        $T mu = ($T)(4 * nu * nu), z = 8$f * a, t = 1$f, p = 1$f, q = 0$f;\n"         \
       "        $T sn = sin(a), cs = cos(a), cc, ss, f, r;\n"                                 \
@@ -712,10 +716,10 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "        if (second) return f * (p * ss + q * cc);\n"                                  \
       "        r = f * (p * cc - q * ss);\n"                                                 \
       "        return nu && x < 0 ? -r : r;\n    }\n"                                        \
-      "    lg = log(0.5$f * a) + g;\n"                                                       \
+      "    lg = log(a) - 0.6931471805599453$f + g; /* a / 2 rounds if subnormal */\n"        \
       "    if (a < 1e-3$f) {\n"                                                              \
       "        j0 = 1$f - 0.25$f * a * a;\n        j1 = 0.5$f * a - 0.0625$f * a * a * a;\n"  \
-      "        if (!second) return nu ? (x < 0 ? -j1 : j1) : j0;\n"                          \
+      "        if (!second) return nu ? copysign(j1, x) : j0; /* j1(-0) = -0 */\n"           \
       "        if (!nu) return tp * (lg * j0 + 0.25$f * a * a);\n"                           \
       "        return -tp / a + a / 3.141592653589793$f * (lg - 0.5$f);\n    }\n"           \
       "    m = 2 * ((int)(0.5$f * a) + 20);\n"                                               \
@@ -829,15 +833,16 @@ static const struct {
     {TC_BUILTIN_NORMCDF, "tc_normcdf_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_SINPI, "tc_sinpi_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_COSPI, "tc_cospi_", TC__OCL_H_SIMPLE, NULL},
+    {TC_BUILTIN_TGAMMA, "tc_tgamma_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_RCBRT, "tc_rcbrt_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_FDIVIDE, "tc_fdivide_", TC__OCL_H_SIMPLE, NULL},
-    {TC_BUILTIN_RHYPOT, "tc_rhypot_", TC__OCL_H_SIMPLE, NULL},
     {TC_BUILTIN_FMIN, "tc_fmin_", TC__OCL_H_FMINMAX, NULL},
     {TC_BUILTIN_FMAX, "tc_fmax_", TC__OCL_H_FMINMAX, NULL},
-    {TC_BUILTIN_NORM3D, "tc_norm_", TC__OCL_H_NORM, NULL},
-    {TC_BUILTIN_NORM4D, "tc_norm_", TC__OCL_H_NORM, NULL},
-    {TC_BUILTIN_RNORM3D, "tc_norm_", TC__OCL_H_NORM, NULL},
-    {TC_BUILTIN_RNORM4D, "tc_norm_", TC__OCL_H_NORM, NULL}};
+    {TC_BUILTIN_NORM3D, "tc_norm_", TC__OCL_H_NORM, "0"},
+    {TC_BUILTIN_NORM4D, "tc_norm_", TC__OCL_H_NORM, "0"},
+    {TC_BUILTIN_RHYPOT, "tc_norm_", TC__OCL_H_NORM, "1"},
+    {TC_BUILTIN_RNORM3D, "tc_norm_", TC__OCL_H_NORM, "1"},
+    {TC_BUILTIN_RNORM4D, "tc_norm_", TC__OCL_H_NORM, "1"}};
 
 TC__OCL_PRIVATE tc__ocl_call tc__ocl_builtin_call(tc_builtin b) {
     tc__ocl_call c;
@@ -1236,17 +1241,16 @@ TC__OCL_PRIVATE void tc__ocl_put_cast(tc__ocl_emitter *E, tc__ocl_str *s, const 
 TC__OCL_PRIVATE void tc__ocl_put_call(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_node *nd) {
     tc__ocl_call c = tc__ocl_builtin_call(nd->builtin);
     const char *sfx = nd->dtype == TC_FLOAT64 ? "d" : "f";
-    int k, recip = nd->builtin == TC_BUILTIN_RNORM3D || nd->builtin == TC_BUILTIN_RNORM4D;
-    if (recip) tc__ocl_puts(s, nd->dtype == TC_FLOAT64 ? "(1.0 / " : "(1.0f / ");
+    int k;
     tc__ocl_printf(s, "%s%s(", c.name, c.helper >= 0 ? sfx : "");
     for (k = 0; k < nd->nargs; k++) {
         if (k) tc__ocl_puts(s, ", ");
         tc__ocl_expr(E, s, nd->args[k], 1);
     }
-    if (c.helper == TC__OCL_H_NORM && nd->nargs == 3)
+    for (; c.helper == TC__OCL_H_NORM && k < 4; k++) /* tc_norm takes four values */
         tc__ocl_puts(s, nd->dtype == TC_FLOAT64 ? ", 0.0" : ", 0.0f");
     if (c.extra) tc__ocl_printf(s, ", %s", c.extra);
-    tc__ocl_puts(s, recip ? "))" : ")");
+    tc__ocl_puts(s, ")");
 }
 
 /* Node n written as an expression (its operands may emit locals first). */
