@@ -855,6 +855,14 @@ TC__PRIVATE int tc__grow(tc__ctx *C, void **ptr, int *cap, int need, size_t elem
     return 1;
 }
 
+/* FNV-1a of the name s[0..n): the def index and sema's name tables. */
+TC__PRIVATE unsigned tc__name_hash(const char *s, size_t n) {
+    unsigned h = 2166136261u;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
 /* Collects a warning (never printed by the library). */
 TC__PRIVATE void tc__warn(tc__ctx *C, tc__span sp, const char *fmt, ...) {
     va_list ap;
@@ -1159,7 +1167,44 @@ typedef struct tc__def {
 typedef struct tc__ast {
     int n_defs;
     tc__def *defs;
+    int *def_hash; /* def names (tc__ast_def_named): 1 + the first def of a name; 0 empty */
+    int def_hcap;  /* a power of two, at least twice n_defs */
 } tc__ast;
+
+/* The first def named s[0..n), or -1: by hash, so that a source of many
+   defs (each checked for a duplicate name, each call looked up) compiles
+   in linear time. */
+TC__PRIVATE int tc__ast_def_named(const tc__ast *A, const char *s, size_t n) {
+    unsigned m = (unsigned)A->def_hcap - 1, h;
+    if (!A->def_hcap) return -1;
+    for (h = tc__name_hash(s, n) & m; A->def_hash[h]; h = (h + 1) & m) {
+        const char *name = A->defs[A->def_hash[h] - 1].name;
+        if (strncmp(name, s, n) == 0 && name[n] == '\0') return A->def_hash[h] - 1;
+    }
+    return -1;
+}
+
+/* Adds the name of def i (the last) to the index, growing it (in order,
+   so a name's first def stays the one found). 0 when out of memory. */
+TC__PRIVATE int tc__ast_index_def(tc__ctx *C, tc__ast *A, int i) {
+    unsigned m, h;
+    int k;
+    if (2 * A->n_defs > A->def_hcap) {
+        int cap = A->def_hcap ? 2 * A->def_hcap : 16;
+        int *hash = (int *)tc__alloc_n(C, (size_t)cap, sizeof(int));
+        if (!hash) return 0;
+        memset(hash, 0, sizeof(int) * (size_t)cap);
+        A->def_hash = hash;
+        A->def_hcap = cap;
+        for (k = 0; k < i; k++) (void)tc__ast_index_def(C, A, k); /* fits: no growth */
+    }
+    if (tc__ast_def_named(A, A->defs[i].name, strlen(A->defs[i].name)) >= 0) return 1;
+    m = (unsigned)A->def_hcap - 1;
+    for (h = tc__name_hash(A->defs[i].name, strlen(A->defs[i].name)) & m; A->def_hash[h];)
+        h = (h + 1) & m;
+    A->def_hash[h] = i + 1;
+    return 1;
+}
 
 /* ==== [tc:program] The compiled program =================================== */
 struct tc_program {
@@ -2302,14 +2347,11 @@ TC__PRIVATE int tc__parse_assign(tc__parser *P, tc__stmt *s) {
 TC__PRIVATE int tc__parse_is_call(const tc__parser *P) {
     tc__lexer L = P->L;
     tc__token t;
-    int i, known = 0;
+    int known;
     L.quiet = 1;
     tc__lex_next(&L, &t);
     if (t.kind != TC__T_IDENT) return 0;
-    for (i = 0; i < P->ast->n_defs && !known; i++)
-        known = strlen(P->ast->defs[i].name) == (size_t)t.span.length &&
-                memcmp(P->ast->defs[i].name, P->C->src + t.span.offset,
-                       (size_t)t.span.length) == 0;
+    known = tc__ast_def_named(P->ast, P->C->src + t.span.offset, (size_t)t.span.length) >= 0;
     tc__lex_next(&L, &t);
     if (!known || t.kind != TC__T_LPAREN) return 0;
     tc__lex_next(&L, &t);
@@ -2547,6 +2589,7 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
         memset(&d, 0, sizeof d);
         if (!tc__parse_def(&P, &d)) break;
         tc__parse_push(&P, (void **)&out->defs, &out->n_defs, &P.cap_defs, &d, sizeof d);
+        if (!C->failed && !tc__ast_index_def(C, out, out->n_defs - 1)) break;
     }
     if (!C->failed && out->n_defs == 0)
         tc__fail(C, TC_ERR_SYNTAX, P.tok.span,
@@ -3173,13 +3216,8 @@ TC__PRIVATE int tc__sm_check_reserved(tc__sema *S, const char *name, tc__span sp
 
 /* Names by hash once a def has many (thousands of temporaries would make
    every lookup a scan); the first binding of a name is the one found. */
-TC__PRIVATE unsigned tc__sm_name_hash(const char *s) {
-    unsigned h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 TC__PRIVATE int *tc__sm_hash_slot(tc__sm_env *E, const char *name) {
-    unsigned m = (unsigned)E->hcap - 1, h = tc__sm_name_hash(name) & m;
+    unsigned m = (unsigned)E->hcap - 1, h = tc__name_hash(name, strlen(name)) & m;
     while (E->hash[h] && strcmp(E->names[E->hash[h] - 1].name, name) != 0) h = (h + 1) & m;
     return &E->hash[h];
 }
@@ -4062,13 +4100,13 @@ TC__PRIVATE tc__sm_val tc__sm_call(tc__sm_stmt *st, const tc__expr *e) {
         }
         return tc__sm_conv(st, tc__sm_expr(st, e->args[0], (int)dt), dt);
     }
-    for (i = 0; i < st->S->ast->n_defs; i++)
-        if (strcmp(st->S->ast->defs[i].name, e->name) == 0 && i >= st->E->def_index) {
-            tc__fail(st->S->C, TC_ERR_NAME, e->name_span,
-                     "%s is defined %s: a def can only call defs defined before it", e->name,
-                     i == st->E->def_index ? "by this def itself" : "later");
-            return tc__sm_fail_val();
-        } else if (strcmp(st->S->ast->defs[i].name, e->name) == 0) {
+    i = tc__ast_def_named(st->S->ast, e->name, strlen(e->name));
+    if (i >= st->E->def_index) {
+        tc__fail(st->S->C, TC_ERR_NAME, e->name_span,
+                 "%s is defined %s: a def can only call defs defined before it", e->name,
+                 i == st->E->def_index ? "by this def itself" : "later");
+        return tc__sm_fail_val();
+    } else if (i >= 0) {
             tc__fail(st->S->C, TC_ERR_NAME, e->name_span,
                      "`%s` is a def: a call is a statement of its own whose arguments are "
                      "tensor names, e.g. `out = %s(A, B)`; compute an expression into a "
@@ -4887,14 +4925,12 @@ TC__PRIVATE int tc__sema_prescan(tc__sema *S, tc__sm_env *E);
 
 /* The def a call statement names: an earlier def. */
 TC__PRIVATE int tc__lower_callee(tc__sema *S, tc__sm_env *E, const tc__stmt *s) {
-    int i;
-    for (i = 0; i < E->def_index; i++)
-        if (strcmp(S->ast->defs[i].name, s->callee) == 0) return i;
-    for (i = E->def_index; i < S->ast->n_defs; i++)
-        if (strcmp(S->ast->defs[i].name, s->callee) == 0)
-            return tc__fail(S->C, TC_ERR_NAME, s->callee_span,
-                            "%s is defined %s: a def can only call defs defined before it",
-                            s->callee, i == E->def_index ? "by this def itself" : "later") - 1;
+    int i = tc__ast_def_named(S->ast, s->callee, strlen(s->callee));
+    if (i >= 0 && i < E->def_index) return i;
+    if (i >= 0)
+        return tc__fail(S->C, TC_ERR_NAME, s->callee_span,
+                        "%s is defined %s: a def can only call defs defined before it", s->callee,
+                        i == E->def_index ? "by this def itself" : "later") - 1;
     return tc__fail(S->C, TC_ERR_NAME, s->callee_span, "unknown def `%s`", s->callee) - 1;
 }
 
@@ -5264,10 +5300,10 @@ TC__PRIVATE int tc__frontend_def(tc__ctx *C, const tc__ast *ast, int def, tc_ir_
     S.ast = ast;
     E.def = f;
     E.def_index = def;
-    for (i = 0; i < def; i++)
-        if (strcmp(ast->defs[i].name, f->name) == 0)
-            return tc__fail(C, TC_ERR_NAME, f->name_span, "def %s is defined twice (first at line %d)",
-                            f->name, ast->defs[i].span.line);
+    i = tc__ast_def_named(ast, f->name, strlen(f->name));
+    if (i >= 0 && i < def)
+        return tc__fail(C, TC_ERR_NAME, f->name_span, "def %s is defined twice (first at line %d)",
+                        f->name, ast->defs[i].span.line);
     if (!tc__sm_check_reserved(&S, f->name, f->name_span) || !tc__sema_params(&S, &E, f) || !tc__sema_prescan(&S, &E) || !tc__lower_stmts(&S, &E) ||
         !tc__sema_outputs_written(&S))
         return 0;
