@@ -139,7 +139,7 @@ typedef enum tc_status {
 
 typedef struct tc_error {
     tc_status code;
-    int line, col;      /* 1-based; 0 when not tied to the source */
+    int line, col;      /* 1-based (col counts bytes); 0 when not tied to the source */
     int offset, length; /* byte span in the source, for carets */
     char msg[320];      /* NUL-terminated; inline, so reporting OOM allocates nothing */
 } tc_error;
@@ -1417,7 +1417,8 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
         if (end > start && end[-1] == '\r') end--; /* CRLF: the line without its \r */
         n = (int)(src + e->offset - start);
         tc__bprintf(&b, "%.*s\n", (int)(end - start), start);
-        for (i = 0; i < n; i++) tc__bprintf(&b, "%c", start[i] == '\t' ? '\t' : ' ');
+        for (i = 0; i < n; i++) /* a column per character: UTF-8's continuation bytes take none */
+            if (((unsigned char)start[i] & 0xC0) != 0x80) tc__bprintf(&b, "%c", start[i] == '\t' ? '\t' : ' ');
         tc__bprintf(&b, "^");
         if (len > (int)(end - start) - n) len = (int)(end - start) - n;
         for (i = 1; i < len; i++) tc__bprintf(&b, "~");

@@ -108,6 +108,12 @@ t "check syntax error" 1 "$TC" check bad.tc
 same "check error text" err "bad.tc:2:19: error: expected an expression after '+', found ')'
     b(i) = a(i) + )
                   ^"
+# the caret under the character (the column counts bytes): UTF-8 in a comment before it
+printf 'def f(float(N) a) -> (b) {\n    b(i) = a(i) # caf\303\251 \342\202\254' >utf8.tc
+t "check UTF-8 before the error" 1 "$TC" check utf8.tc
+same "UTF-8 caret" err "utf8.tc:2:28: error: expected '}' to close def f (opened at 1:26), found end of input
+    b(i) = a(i) # café €
+                        ^"
 t "check missing file" 1 "$TC" check nonexistent.tc
 has "missing file message" err "nonexistent.tc: error: cannot open"
 head -c 4096 /dev/urandom >garbage.tc
