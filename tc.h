@@ -4258,10 +4258,24 @@ TC__PRIVATE int tc__sm_unused_lets(tc__sm_stmt *st) {
                     "where binding `%s` is not used in this statement", st->lets[pick].w->name);
 }
 
+/* 1 when size expression x holds + - or * of two constants that overflows
+   64 bits (tc__sx_bin folds every other operation on constants). */
+TC__PRIVATE int tc__sx_const_overflow(const tc__sema *S, int x, int depth) {
+    const tc_sx *s = &S->sx[x];
+    int64_t a, b, r;
+    if (s->op < TC_SX_ADD || depth > 64) return 0;
+    if ((s->op == TC_SX_ADD || s->op == TC_SX_SUB || s->op == TC_SX_MUL) &&
+        tc__sx_isconst(S, s->a, &a) && tc__sx_isconst(S, s->b, &b) && !tc__sx_fold(s->op, a, b, &r))
+        return 1;
+    return tc__sx_const_overflow(S, s->a, depth + 1) || tc__sx_const_overflow(S, s->b, depth + 1);
+}
+
 /* A where bound: a size expression. */
 TC__PRIVATE int tc__sm_where_bound(tc__sm_stmt *st, const tc__expr *e) {
     const tc__expr *bad = e;
     int sx = tc__sm_sizex(st, e, 0, &bad);
+    if (sx >= 0 && tc__sx_const_overflow(st->S, sx, 0))
+        return tc__fail(st->S->C, TC_ERR_LIMIT, e->span, "this bound overflows 64 bits") - 1;
     if (sx != -2) return sx;
     if (bad->kind == TC__E_IDENT && !tc__sm_lookup(st->E, bad->name) &&
         tc__sm_var_find(st, bad->name) < 0 && tc__sm_let_find(st, bad->name) < 0)
@@ -5269,6 +5283,29 @@ TC__PRIVATE int tc__sema_outputs_written(tc__sema *S) {
     return 1;
 }
 
+/* A tensor whose extents are all constants must fit, as every tensor must
+   at run time (tc__vm_check_extents): refused here, at its declaration,
+   rather than by every run. */
+TC__PRIVATE int tc__sema_const_sizes(tc__sema *S) {
+    int i, d;
+    for (i = 0; i < S->n_t; i++) {
+        const tc_ir_tensor *t = &S->t[i];
+        int64_t total = (int64_t)tc_dtype_size(t->dtype), e;
+        char dims[TC_MAX_RANK * 24] = "";
+        size_t n = 0;
+        int fits = 1;
+        for (d = 0; d < t->rank && tc__sx_isconst(S, t->extent[d], &e) && e >= 0; d++) {
+            n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", d ? " x " : "", (long long)e);
+            if (fits && (!tc__mul64(total, e, &total) || total > (INT64_MAX >> 4))) fits = 0;
+        }
+        if (d == t->rank && !fits)
+            return tc__fail(S->C, TC_ERR_LIMIT, S->ti[i].span,
+                            "%s is too large: %s %s values overflow 64-bit sizes", t->name, dims,
+                            tc_dtype_name(t->dtype));
+    }
+    return 1;
+}
+
 TC__PRIVATE void tc__sema_fill(const tc__sema *S, const tc__def *f, tc_ir_def *out) {
     memset(out, 0, sizeof *out);
     out->name = f->name;
@@ -5306,7 +5343,7 @@ TC__PRIVATE int tc__frontend_def(tc__ctx *C, const tc__ast *ast, int def, tc_ir_
         return tc__fail(C, TC_ERR_NAME, f->name_span, "def %s is defined twice (first at line %d)",
                         f->name, ast->defs[i].span.line);
     if (!tc__sm_check_reserved(&S, f->name, f->name_span) || !tc__sema_params(&S, &E, f) || !tc__sema_prescan(&S, &E) || !tc__lower_stmts(&S, &E) ||
-        !tc__sema_outputs_written(&S))
+        !tc__sema_outputs_written(&S) || !tc__sema_const_sizes(&S))
         return 0;
     tc__sema_fill(&S, f, out);
     return 1;

@@ -505,6 +505,15 @@ o = ok_run(S, x=vec(1, 2))
 assert sorted(o) == ['y'] and list(o['y']) == [3, 5], o"
 
 # ---- errors of seed 000 / SEMANTICS 2, 3 ----
+# sizes that are constants in the source are checked there, with the place
+err "constant dimensions whose product overflows" 1:7 "x is too large: 9223372036854775807 x 4 float32 values" \
+'def f(float(9223372036854775807, 4) x) -> (y) { y(i) = x(i, 0) }'
+err "a where range too large for its output" 1:23 "y is too large: 4611686018427387904 float32 values" \
+'def f(float(N) x) -> (y) { y(i) = 1.0 where i in 0:4611686018427387904 }'
+err "a constant bound that overflows" 2:25 "this bound overflows 64 bits" \
+'def f(float(N) x) -> (y) {
+  y(i) = 1 where i in 0:4611686018427387904*4
+}'
 err "reduction without an operator names the variable" 2:15 "k appears only on the right" \
 'def f(float(N, K) x) -> (y) {
   y(i) = x(i, k)
