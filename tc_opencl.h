@@ -677,11 +677,14 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    if (isnan(x)) return x;\n"                                                        \
       "    if (isinf(a)) return n && x < 0 ? -a : a;\n"                                      \
       "    if (a <= 30$f) {\n"                                                               \
-      "        $T q = 0.25$f * a * a;\n"                                                     \
+      "        /* q = x^2 / 4 rounds by e; the term of q^k carries it k times */\n"          \
+      "        $T aa = a * a, e = aa > 0 ? fma(a, a, -aa) / aa : 0;\n"                       \
+      "        $T q = 0.25$f * aa, kt = 0;\n"                                                \
       "        t = n ? 0.5$f * a : 1$f;\n        s = t;\n"                                   \
       "        for (k = 1; k < 200; k++) {\n"                                                \
       "            t *= q / (($T)k * ($T)(k + n));\n            s += t;\n"                   \
-      "            if (t <= s * $E) break;\n        }\n        r = s;\n"                     \
+      "            kt += ($T)k * t;\n"                                                       \
+      "            if (t <= s * $E) break;\n        }\n        r = s + e * kt;\n"            \
       "    } else {\n"                                                                       \
       "        $T mu = ($T)(4 * n * n), e = exp(0.5$f * a);\n"                               \
       "        t = 1$f;\n        s = 1$f;\n"                                                 \
