@@ -1421,7 +1421,8 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
             if (((unsigned char)start[i] & 0xC0) != 0x80) tc__bprintf(&b, "%c", start[i] == '\t' ? '\t' : ' ');
         tc__bprintf(&b, "^");
         if (len > (int)(end - start) - n) len = (int)(end - start) - n;
-        for (i = 1; i < len; i++) tc__bprintf(&b, "~");
+        for (i = 1; i < len; i++) /* under the span's characters */
+            if (((unsigned char)start[n + i] & 0xC0) != 0x80) tc__bprintf(&b, "~");
         tc__bprintf(&b, "\n");
     }
     return tc__buf_done(&b);
@@ -5446,12 +5447,14 @@ TC__PRIVATE double tc__math_sinpi_cospi(double x, int want_cos) {
     return signbit(x) ? -v : v;
 }
 
-/* lgamma(2 + z) for |z| <= 1/2: its Taylor series at 2,
-   (1 - g) z + sum_{k >= 2} (-1)^k (zeta(k) - 1) / k z^k (g: Euler's
-   gamma; the terms fall as 4^-k / k), which keeps its relative accuracy
-   at lgamma's zeros, 1 and 2, where log|Gamma| loses every digit. */
-TC__PRIVATE double tc__math_lgamma_near2(double z) {
-    static const double c[30] = { /* k = 2 .. 31 */
+/* lgamma(2 + z) for |z| <= 3/4 (with nearer2) or lgamma(1 + z) for
+   |z| <= 1/4: the Taylor series at 2, (1 - g) z + sum_{k >= 2} (-1)^k
+   (zeta(k) - 1) / k z^k, and at 1, -g z + sum_{k >= 2} (-1)^k zeta(k) / k
+   z^k (g: Euler's gamma; the neglected terms are below 1e-21). They keep
+   their relative accuracy at lgamma's zeros, 1 and 2, where log|Gamma|
+   loses every digit, and need no difference of two logarithms. */
+TC__PRIVATE double tc__math_lgamma_series(double z, int at2) {
+    static const double c2[44] = { /* k = 2 .. 45 */
         0.3224670334241132, -0.0673523010531981, 0.020580808427784546,
         -0.007385551028673986, 0.0028905103307415234, -0.001192753911703261,
         0.0005096695247430425, -0.00022315475845357939, 9.945751278180853e-05,
@@ -5461,17 +5464,35 @@ TC__PRIVATE double tc__math_lgamma_near2(double z) {
         4.7698101693639804e-08, -2.2711094608943164e-08, 1.0838659214896955e-08,
         -5.183475041970047e-09, 2.4836745438024785e-09, -1.1921401405860912e-09,
         5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10,
-        -6.4229645638381e-11, 3.1044247747322276e-11, -1.5021384080754142e-11};
+        -6.4229645638381e-11, 3.1044247747322276e-11, -1.5021384080754142e-11,
+        7.275974480239079e-12, -3.527742476575915e-12, 1.711991790559618e-12,
+        -8.315385841420285e-13, 4.04220052528944e-13, -1.9664756310966165e-13,
+        9.573630387838556e-14, -4.6640760264283744e-14, 2.2737369600659724e-14,
+        -1.1091399470834522e-14, 5.413659156725363e-15, -2.643880017860995e-15,
+        1.2918959062789966e-15, -6.315935504198448e-16};
+    static const double c1[30] = { /* k = 2 .. 31 */
+        0.8224670334241132, -0.40068563438653143, 0.27058080842778454,
+        -0.20738555102867398, 0.1695571769974082, -0.1440498967688461,
+        0.12550966952474304, -0.11133426586956469, 0.1000994575127818,
+        -0.09095401714582904, 0.083353840546109, -0.0769325164113522,
+        0.07143294629536133, -0.06666870588242046, 0.06250095514121304,
+        -0.058823978658684585, 0.055555767627403614, -0.05263167937961666,
+        0.05000004769810169, -0.047619070330142226, 0.04545455629320467,
+        -0.04347826605304026, 0.04166666915034121, -0.04000000119214014,
+        0.03846153903467518, -0.037037037312989324, 0.035714285847333355,
+        -0.034482758684919304, 0.03333333336437758, -0.03225806453115042};
+    const double *c = at2 ? c2 : c1;
     double s = 0.0;
     int k;
-    for (k = 29; k >= 0; k--) s = s * z + c[k];
-    return z * (0.42278433509846713 + z * s);
+    for (k = at2 ? 43 : 29; k >= 0; k--) s = s * z + c[k];
+    return z * ((at2 ? 0.42278433509846713 : -0.5772156649015329) + z * s);
 }
 
 /* log|Gamma(x)| without glibc's lgamma, which writes the global `signgam`
    (a data race when programs run on several threads). In [0.5, 2.5) the
-   series at 2 (lgamma(x) = lgamma(x + 1) - log x below 1.5); below 2^-60
-   -log|x| (Gamma(x) = 1/x - g + O(x), and Gamma overflows below 2^-1024);
+   series at 1 or 2 (tc__math_lgamma_series; below 0.75 that of x + 1,
+   less log x, which adds); below 2^-60 -log|x|
+   (Gamma(x) = 1/x - g + O(x), and Gamma overflows below 2^-1024);
    elsewhere below 170 log|Gamma|, Gamma being accurate to an ulp or so
    there; above, the Stirling series, exact to double precision; below
    -100 the reflection. */
@@ -5481,8 +5502,9 @@ TC__PRIVATE double tc__math_lgamma(double x) {
     if (x == HUGE_VAL || x == -HUGE_VAL) return HUGE_VAL;
     if (x <= 0.0 && floor(x) == x) return HUGE_VAL; /* poles */
     if (fabs(x) < 8.6736173798840355e-19) return -log(fabs(x)); /* 2^-60 */
-    if (x >= 0.5 && x < 1.5) return tc__math_lgamma_near2(x - 1.0) - log1p(x - 1.0);
-    if (x >= 1.5 && x < 2.5) return tc__math_lgamma_near2(x - 2.0);
+    if (x >= 0.5 && x < 0.75) return tc__math_lgamma_series(x - 1.0, 1) - log(x); /* lgamma(x + 1) - log x */
+    if (x >= 0.75 && x < 1.25) return tc__math_lgamma_series(x - 1.0, 0);
+    if (x >= 1.25 && x < 2.5) return tc__math_lgamma_series(x - 2.0, 1);
     if (x < -100.0) /* reflection: Gamma(x) Gamma(1-x) = pi / sin(pi x) */
         return log(3.14159265358979323846 / fabs(tc__math_sinpi_cospi(x, 0))) -
                tc__math_lgamma(1.0 - x);
@@ -5532,7 +5554,8 @@ TC__PRIVATE void tc__math_bessel_large(double x, double out[4]) {
 /* 0 < x <= 2: power series (A&S 9.1.10, 9.1.11, 9.1.13), no cancellation
    to speak of; relative error ~1e-16 (J), ~1e-15 (Y). */
 TC__PRIVATE void tc__math_bessel_small(double x, double out[4]) {
-    double t = 0.25 * x * x, lg = log(x) - TC__MATH_LN2, term0 = 1.0, term1 = 1.0; /* x / 2 rounds if subnormal */
+    double t = 0.25 * x * x, half = 0.5 * x, term0 = 1.0, term1 = 1.0;
+    double lg = half + half == x ? log(half) : log(x) - TC__MATH_LN2; /* x / 2 rounds for some subnormals */
     double j0 = 1.0, j1 = 1.0, sy0 = 0.0, sy1, h = 0.0;
     int k;
     sy1 = -2.0 * TC__MATH_EULER + 1.0; /* k = 0: psi(1) + psi(2) */

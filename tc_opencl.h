@@ -719,7 +719,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "        if (second) return f * (p * ss + q * cc);\n"                                  \
       "        r = f * (p * cc - q * ss);\n"                                                 \
       "        return nu && x < 0 ? -r : r;\n    }\n"                                        \
-      "    lg = log(a) - 0.6931471805599453$f + g; /* a / 2 rounds if subnormal */\n"        \
+      "    lg = 0.5$f * a; /* log(a / 2), a / 2 rounding for some subnormals */\n"           \
+      "    lg = (lg + lg == a ? log(lg) : log(a) - 0.6931471805599453$f) + g;\n"             \
       "    if (a < 1e-3$f) {\n"                                                              \
       "        j0 = 1$f - 0.25$f * a * a;\n        j1 = 0.5$f * a - 0.0625$f * a * a * a;\n"  \
       "        if (!second) return nu ? copysign(j1, x) : j0; /* j1(-0) = -0 */\n"           \

@@ -114,6 +114,12 @@ t "check UTF-8 before the error" 1 "$TC" check utf8.tc
 same "UTF-8 caret" err "utf8.tc:2:28: error: expected '}' to close def f (opened at 1:26), found end of input
     b(i) = a(i) # café €
                         ^"
+# ... and the underline as long as the characters it spans
+printf 'def f(double(N) A) -> (half(N) B) {\n  B(i) = A(i) + # \303\251\303\251 \342\202\254\n    A(i)\n}\n' >utf8span.tc
+t "check UTF-8 in a span" 1 "$TC" check utf8span.tc
+same "UTF-8 underline" err "utf8span.tc:2:10: error: B holds float16 but the right-hand side is float64: convert it explicitly, e.g. float16(...)
+  B(i) = A(i) + # éé €
+         ^~~~~~~~~~~~~"
 t "check missing file" 1 "$TC" check nonexistent.tc
 has "missing file message" err "nonexistent.tc: error: cannot open"
 head -c 4096 /dev/urandom >garbage.tc
@@ -148,6 +154,10 @@ usage "run -o then an option" run mm.tc -i A=a.npy -i B=b.npy -o --time
 has "-o then an option: message" err "-o needs a directory"
 if [ ! -e ./--time ]; then ok; else bad "-o then an option: a directory named --time"; fi
 usage "entry then an option" infer conv.tc --entry --json
+usage "run -o then a short option" run mm.tc -o -i A=a.npy -i B=b.npy
+has "-o then a short option: message" err "-o needs a directory"
+usage "threads then an option" bench mm.tc M=2 N=2 K=2 --threads -o
+has "threads then an option: message" err "--threads needs a value"
 usage "run bad -i" run mm.tc -i A -o outd
 usage "run duplicate -i" run mm.tc -i A=a.npy -i A=b.npy -o outd
 usage "run missing input" run mm.tc -i A=a.npy -o outd

@@ -28,6 +28,7 @@
 #endif
 #include "tools/npy.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -144,13 +145,18 @@ static int online_cpus(void) {
 }
 
 /* The value of an option: "--opt=VALUE" or "--opt VALUE"; NULL when there
-   is none. A next argument that is itself an option ("-o --time": the
-   directory forgotten) is not taken as the value; "--opt=--x" or
-   "-o ./--x" still names such a value. */
+   is none. A next argument that looks like an option (a dash and then not
+   a digit: "-o --time", "-o -i A=a.npy", the directory forgotten) is not
+   taken as the value; "--opt=-x" or "-o ./-x" still names such a value,
+   and "--threads -1" is a (bad) number. */
 static const char *option_value(int argc, char **argv, int *i, const char *opt) {
     size_t n = strlen(opt);
+    const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
     if (strncmp(argv[*i], opt, n) == 0 && argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) return argv[++*i];
+    if (next && !(next[0] == '-' && next[1] != '\0' && !isdigit((unsigned char)next[1]))) {
+        ++*i;
+        return next;
+    }
     return NULL;
 }
 
