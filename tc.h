@@ -919,6 +919,14 @@ TC__PRIVATE int tc__mul64(int64_t a, int64_t b, int64_t *r) {
     *r = a * b;
     return 1;
 }
+
+/* Bytes a tensor (or the reach of its strides) may span: a 64-bit size
+   with room left for the offsets computed from it. */
+#define TC__MAX_TENSOR_BYTES (INT64_MAX >> 4)
+/* *bytes *= k; 0 when that overflows or passes TC__MAX_TENSOR_BYTES. */
+TC__PRIVATE int tc__bytes_times(int64_t *bytes, int64_t k) {
+    return tc__mul64(*bytes, k, bytes) && *bytes <= TC__MAX_TENSOR_BYTES;
+}
 /* Floor division and modulo (SEMANTICS.md §4): x/0 = x%0 = 0. */
 TC__PRIVATE int64_t tc__floordiv64(int64_t a, int64_t b) {
     int64_t q;
@@ -1168,41 +1176,45 @@ typedef struct tc__ast {
     int n_defs;
     tc__def *defs;
     int *def_hash; /* def names (tc__ast_def_named): 1 + the first def of a name; 0 empty */
-    int def_hcap;  /* a power of two, at least twice n_defs */
+    int def_hcap;  /* a power of two, at least twice n_defs (0: no table yet) */
 } tc__ast;
+
+/* The index slot of the name s[0..n): the one holding the first def of
+   that name, else the empty one where it goes. def_hcap must be > 0. */
+TC__PRIVATE int *tc__ast_def_slot(const tc__ast *A, const char *s, size_t n) {
+    unsigned m = (unsigned)A->def_hcap - 1, h = tc__name_hash(s, n) & m;
+    for (; A->def_hash[h]; h = (h + 1) & m) {
+        const char *name = A->defs[A->def_hash[h] - 1].name;
+        if (strncmp(name, s, n) == 0 && name[n] == '\0') break;
+    }
+    return &A->def_hash[h];
+}
 
 /* The first def named s[0..n), or -1: by hash, so that a source of many
    defs (each checked for a duplicate name, each call looked up) compiles
    in linear time. */
 TC__PRIVATE int tc__ast_def_named(const tc__ast *A, const char *s, size_t n) {
-    unsigned m = (unsigned)A->def_hcap - 1, h;
-    if (!A->def_hcap) return -1;
-    for (h = tc__name_hash(s, n) & m; A->def_hash[h]; h = (h + 1) & m) {
-        const char *name = A->defs[A->def_hash[h] - 1].name;
-        if (strncmp(name, s, n) == 0 && name[n] == '\0') return A->def_hash[h] - 1;
-    }
-    return -1;
+    return A->def_hcap ? *tc__ast_def_slot(A, s, n) - 1 : -1;
 }
 
-/* Adds the name of def i (the last) to the index, growing it (in order,
-   so a name's first def stays the one found). 0 when out of memory. */
-TC__PRIVATE int tc__ast_index_def(tc__ctx *C, tc__ast *A, int i) {
-    unsigned m, h;
-    int k;
-    if (2 * A->n_defs > A->def_hcap) {
+/* Adds the names of defs [from, to) to the index, each unless an earlier
+   def has it: a name's first def stays the one found. The index is at
+   most half full. 0 when out of memory. */
+TC__PRIVATE int tc__ast_index_defs(tc__ctx *C, tc__ast *A, int from, int to) {
+    int i;
+    if (2 * to > A->def_hcap) { /* grow: a new table, every name again */
         int cap = A->def_hcap ? 2 * A->def_hcap : 16;
-        int *hash = (int *)tc__alloc_n(C, (size_t)cap, sizeof(int));
-        if (!hash) return 0;
-        memset(hash, 0, sizeof(int) * (size_t)cap);
-        A->def_hash = hash;
+        while (2 * to > cap) cap *= 2;
+        A->def_hash = (int *)tc__alloc_n(C, (size_t)cap, sizeof(int));
+        if (!A->def_hash) return 0;
+        memset(A->def_hash, 0, sizeof(int) * (size_t)cap);
         A->def_hcap = cap;
-        for (k = 0; k < i; k++) (void)tc__ast_index_def(C, A, k); /* fits: no growth */
+        from = 0;
     }
-    if (tc__ast_def_named(A, A->defs[i].name, strlen(A->defs[i].name)) >= 0) return 1;
-    m = (unsigned)A->def_hcap - 1;
-    for (h = tc__name_hash(A->defs[i].name, strlen(A->defs[i].name)) & m; A->def_hash[h];)
-        h = (h + 1) & m;
-    A->def_hash[h] = i + 1;
+    for (i = from; i < to; i++) {
+        int *slot = tc__ast_def_slot(A, A->defs[i].name, strlen(A->defs[i].name));
+        if (!*slot) *slot = i + 1;
+    }
     return 1;
 }
 
@@ -1269,6 +1281,14 @@ typedef struct tc__buf {
     char *p;
     size_t cap, len;
 } tc__buf;
+/* An empty buffer over p[0..cap) (p NULL: only counts). */
+TC__PRIVATE tc__buf tc__buf_on(char *p, size_t cap) {
+    tc__buf b;
+    b.p = p;
+    b.cap = p ? cap : 0;
+    b.len = 0;
+    return b;
+}
 TC__PRIVATE void tc__bprintf(tc__buf *b, const char *fmt, ...) {
     va_list ap;
     int n;
@@ -1329,9 +1349,7 @@ TC__PRIVATE void tc__sx_print(const tc_ir_def *d, int id, tc__buf *b, int min_pr
 }
 TC_API int tc_sx_format(const tc_ir_def *d, int id, char *buf, size_t cap) {
     tc__buf b;
-    b.p = buf;
-    b.cap = buf ? cap : 0;
-    b.len = 0;
+    b = tc__buf_on(buf, cap);
     if (!d || id < 0 || id >= d->n_sx) {
         tc__bprintf(&b, "?");
         return tc__buf_done(&b);
@@ -1378,9 +1396,7 @@ TC__PRIVATE void tc__sx_sizes_note(const tc_ir_def *d, int a, int b, const int64
 TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values, char *buf,
                                size_t cap) {
     tc__buf b;
-    b.p = buf;
-    b.cap = cap;
-    b.len = 0;
+    b = tc__buf_on(buf, cap);
     if (d->sx[id].op == TC_SX_CONST) {
         tc__bprintf(&b, "%lld", (long long)values[id]);
         return tc__buf_done(&b);
@@ -1394,12 +1410,13 @@ TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values
 #define TC__UTF8_BOM "\xEF\xBB\xBF" /* skipped by the lexer, so by the caret too */
 
 /* ==== [tc:errfmt] Error rendering: file:line:col, source line, caret ====== */
+/* A UTF-8 continuation byte: part of the character before it, no column. */
+#define TC__UTF8_CONT(c) (((unsigned char)(c) & 0xC0) == 0x80)
+
 TC_API int tc_error_format(const tc_error *e, const char *file, const char *src, char *buf,
                            size_t cap) {
     tc__buf b;
-    b.p = buf;
-    b.cap = buf ? cap : 0;
-    b.len = 0;
+    b = tc__buf_on(buf, cap);
     if (!e) return 0;
     if (!file) file = "<tc>";
     if (e->line > 0)
@@ -1417,12 +1434,12 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
         if (end > start && end[-1] == '\r') end--; /* CRLF: the line without its \r */
         n = (int)(src + e->offset - start);
         tc__bprintf(&b, "%.*s\n", (int)(end - start), start);
-        for (i = 0; i < n; i++) /* a column per character: UTF-8's continuation bytes take none */
-            if (((unsigned char)start[i] & 0xC0) != 0x80) tc__bprintf(&b, "%c", start[i] == '\t' ? '\t' : ' ');
+        for (i = 0; i < n; i++) /* a column per character, as for the ~ below */
+            if (!TC__UTF8_CONT(start[i])) tc__bprintf(&b, "%c", start[i] == '\t' ? '\t' : ' ');
         tc__bprintf(&b, "^");
         if (len > (int)(end - start) - n) len = (int)(end - start) - n;
-        for (i = 1; i < len; i++) /* under the span's characters */
-            if (((unsigned char)start[n + i] & 0xC0) != 0x80) tc__bprintf(&b, "~");
+        for (i = 1; i < len; i++)
+            if (!TC__UTF8_CONT(start[n + i])) tc__bprintf(&b, "~");
         tc__bprintf(&b, "\n");
     }
     return tc__buf_done(&b);
@@ -2591,7 +2608,7 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
         memset(&d, 0, sizeof d);
         if (!tc__parse_def(&P, &d)) break;
         tc__parse_push(&P, (void **)&out->defs, &out->n_defs, &P.cap_defs, &d, sizeof d);
-        if (!C->failed && !tc__ast_index_def(C, out, out->n_defs - 1)) break;
+        if (!C->failed && !tc__ast_index_defs(C, out, out->n_defs - 1, out->n_defs)) break;
     }
     if (!C->failed && out->n_defs == 0)
         tc__fail(C, TC_ERR_SYNTAX, P.tok.span,
@@ -4108,13 +4125,14 @@ TC__PRIVATE tc__sm_val tc__sm_call(tc__sm_stmt *st, const tc__expr *e) {
                  "%s is defined %s: a def can only call defs defined before it", e->name,
                  i == st->E->def_index ? "by this def itself" : "later");
         return tc__sm_fail_val();
-    } else if (i >= 0) {
-            tc__fail(st->S->C, TC_ERR_NAME, e->name_span,
-                     "`%s` is a def: a call is a statement of its own whose arguments are "
-                     "tensor names, e.g. `out = %s(A, B)`; compute an expression into a "
-                     "temporary first", e->name, e->name);
-            return tc__sm_fail_val();
-        }
+    }
+    if (i >= 0) {
+        tc__fail(st->S->C, TC_ERR_NAME, e->name_span,
+                 "`%s` is a def: a call is a statement of its own whose arguments are "
+                 "tensor names, e.g. `out = %s(A, B)`; compute an expression into a "
+                 "temporary first", e->name, e->name);
+        return tc__sm_fail_val();
+    }
     tc__fail(st->S->C, TC_ERR_NAME, e->name_span, "unknown tensor or function `%s`", e->name);
     return tc__sm_fail_val();
 }
@@ -4376,9 +4394,7 @@ TC__PRIVATE void tc__sm_access_text(const tc__sm_stmt *st, const tc__sm_access *
     } else {
         tc__buf b;
         int i;
-        b.p = buf;
-        b.cap = cap;
-        b.len = 0;
+        b = tc__buf_on(buf, cap);
         tc__bprintf(&b, "%s(", st->S->t[a->tensor].name);
         for (i = 0; i < st->st->n_idx; i++) tc__bprintf(&b, "%s%s", i ? ", " : "", st->st->idx[i]);
         tc__bprintf(&b, ")");
@@ -4425,18 +4441,14 @@ TC__PRIVATE int tc__range_fail(tc__sm_stmt *st) {
     char names[160], uses[160], size[64], tmp[96];
     tc__buf b;
     int v, first = -1, n = 0, i, nuse = 0;
-    b.p = names;
-    b.cap = sizeof names;
-    b.len = 0;
+    b = tc__buf_on(names, sizeof names);
     for (v = 0; v < st->n_vars; v++)
         if (!st->vars[v].resolved) {
             tc__bprintf(&b, "%s%s", n++ ? ", " : "", st->vars[v].name);
             if (first < 0) first = v;
         }
     tc__buf_done(&b);
-    b.p = uses;
-    b.cap = sizeof uses;
-    b.len = 0;
+    b = tc__buf_on(uses, sizeof uses);
     strcpy(size, "<size>");
     for (i = 0; i < st->n_acc; i++) {
         const tc__sm_access *a = &st->acc[i];
@@ -5297,7 +5309,7 @@ TC__PRIVATE int tc__sema_const_sizes(tc__sema *S) {
         int fits = 1;
         for (d = 0; d < t->rank && tc__sx_isconst(S, t->extent[d], &e) && e >= 0; d++) {
             n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", d ? " x " : "", (long long)e);
-            if (fits && (!tc__mul64(total, e, &total) || total > (INT64_MAX >> 4))) fits = 0;
+            if (fits && !tc__bytes_times(&total, e)) fits = 0;
         }
         if (d == t->rank && !fits)
             return tc__fail(S->C, TC_ERR_LIMIT, S->ti[i].span,
@@ -7342,8 +7354,6 @@ TC__PRIVATE void tc__ct_kernel(int64_t kc, const float *a, const float *b, float
 
 /* ---- GEMM: packing, macro-kernel, task groups ------------------------------ */
 
-/* Packs rows [0, mcb) of the M block over the k block: slivers of MR rows,
-   k-major inside a sliver (a[k*MR + r]); rows past mcb are zero. */
 #if defined(__AVX512F__)
 /* dst[k * 8 + r] = row[r][k] for k in [0, kcb) rounded down to 16: each
    8 x 16 block transposed in registers, three rounds of two-source
@@ -7381,6 +7391,8 @@ TC__PRIVATE int64_t tc__ct_pack_x8(const float *const *row, float *dst, int64_t 
 }
 #endif
 
+/* Packs rows [0, mcb) of the M block over the k block: slivers of MR rows,
+   k-major inside a sliver (a[k*MR + r]); rows past mcb are zero. */
 TC__PRIVATE void tc__ct_pack_x(const float *X, int64_t xb, const tc__ct_work *w, int64_t mcb,
                                int64_t kcb, int kunit) {
     int64_t q, k, k0;
@@ -12711,8 +12723,8 @@ TC__PRIVATE tc_status tc__vm_check_strides(const tc_ir_tensor *t, const tc_tenso
             !tc__add64(reach, step, &reach))
             break;
     }
-    if (d < x->rank || !tc__mul64(reach, (int64_t)tc_dtype_size(t->dtype), &bytes) ||
-        bytes > (INT64_MAX >> 4))
+    bytes = reach;
+    if (d < x->rank || !tc__bytes_times(&bytes, (int64_t)tc_dtype_size(t->dtype)))
         return tc__set_error(err, TC_ERR_LIMIT, "%s: its strides reach too far (offsets overflow)",
                              t->name);
     return TC_OK;
@@ -12832,7 +12844,7 @@ TC__PRIVATE tc_status tc__vm_check_extents(const tc_ir_def *ir, const tc_tensor 
                 return tc__set_error(err, TC_ERR_SHAPE, "%s: dimension %d has negative extent %s",
                                      t->name, d, buf);
             }
-            if (!tc__mul64(total, e, &total) || total > (INT64_MAX >> 4))
+            if (!tc__bytes_times(&total, e))
                 return tc__set_error(err, TC_ERR_LIMIT, "%s: size overflows", t->name);
         }
     }
@@ -12857,9 +12869,7 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
         if (c->kind == TC_CHECK_LE ? a <= b : a == b) continue;
         tc_sx_format(ir, c->a, ta, sizeof ta);
         tc_sx_format(ir, c->b, tb, sizeof tb);
-        lb.p = sizes;
-        lb.cap = sizeof sizes;
-        lb.len = 0;
+        lb = tc__buf_on(sizes, sizeof sizes);
         tc__sx_sizes_note(ir, c->a, c->b, sx, &lb);
         tc__buf_done(&lb);
         return tc__set_error(err, c->kind == TC_CHECK_LE ? TC_ERR_BOUNDS : TC_ERR_SHAPE,
@@ -14363,9 +14373,7 @@ TC_API int tc_disasm(const tc_program *p, int def, char *buf, size_t cap) {
     const tc__vm_def *vd;
     const tc_ir_def *ir;
     int s;
-    b.p = buf;
-    b.cap = buf ? cap : 0;
-    b.len = 0;
+    b = tc__buf_on(buf, cap);
     if (!p || def < 0 || def >= p->n_defs || !p->backend || !p->backend[def]) {
         if (buf && cap) buf[0] = '\0';
         return 0;
@@ -14732,9 +14740,7 @@ TC__PRIVATE void tc__print_stmt(tc__buf *b, const tc_ir_def *d, int si) {
 TC_API int tc_ir_format_loops(const tc_ir_def *d, char *buf, size_t cap) {
     tc__buf b;
     int i;
-    b.p = buf;
-    b.cap = buf ? cap : 0;
-    b.len = 0;
+    b = tc__buf_on(buf, cap);
     if (!d) return tc__buf_done(&b);
     tc__bprintf(&b, "// def %s (line %d)\n", d->name ? d->name : "?", d->line);
     for (i = 0; i < d->n_tensors; i++) tc__print_tensor_decl(&b, d, &d->tensors[i]);

@@ -152,7 +152,6 @@ usage "run without -o" run mm.tc -i A=a.npy -i B=b.npy
 usage "run -o without dir" run mm.tc -o
 usage "run -o then an option" run mm.tc -i A=a.npy -i B=b.npy -o --time
 has "-o then an option: message" err "-o needs a directory"
-if [ ! -e ./--time ]; then ok; else bad "-o then an option: a directory named --time"; fi
 usage "entry then an option" infer conv.tc --entry --json
 usage "run -o then a short option" run mm.tc -o -i A=a.npy -i B=b.npy
 has "-o then a short option: message" err "-o needs a directory"
@@ -303,6 +302,11 @@ has "run --time runs" err "over 3 runs"
 py "--time leaves one run's result" "c = np.load('rest/C.npy'); a = np.load('a.npy'); b = np.load('b.npy')
 assert np.allclose(c, a @ b, rtol=1e-5, atol=1e-5)"
 t "run unchecked gathers flag" 0 "$TC" run mm.tc -i A=a.npy -i B=b.npy -o resu --unchecked-gathers
+# with inputs that exist, a forgotten -o value made a directory named --time
+t "run -o then an option, inputs present" 2 "$TC" run mm.tc -i A=a.npy -i B=b.npy -o --time
+if [ ! -e ./--time ] && [ ! -e ./-i ]; then ok; else bad "-o then an option: a directory named after it"; fi
+t "run -o then -i, inputs present" 2 "$TC" run mm.tc -o -i A=a.npy -i B=b.npy
+if [ ! -e ./-i ]; then ok; else bad "-o then -i: a directory named -i"; fi
 
 t "run gather" 0 "$TC" run gather.tc -i T=table.npy -i idx=idx.npy -o resg
 py "gather matches numpy" "o = np.load('resg/O.npy'); ref = np.load('table.npy')[np.load('idx.npy')]

@@ -244,6 +244,7 @@ NPY__FN int npy__parse_header(const char *h, tc_tensor *t, char *order, char *er
     return 0;
 }
 
+/* Bytes of t's data in C order; -1 on overflow or a negative dimension. */
 NPY__FN int64_t npy__nbytes(const tc_tensor *t) {
     int64_t n = (int64_t)npy__dtype_size(t->dtype);
     int d;
