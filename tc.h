@@ -3023,10 +3023,12 @@ TC__PRIVATE tc__ival tc__sx_bounds(const tc__sema *S, int id, int depth) {
 
 /* Bounds of a linear form. A term k * (x / c) with c > 0 dividing k is
    rewritten (k / c) * (x - x % c), x % c in [0, c - 1]: this proves
-   2 * (H / 2) <= H. */
+   2 * (H / 2) <= H. The rewrite adds x's constant to the form's (2 *
+   ((N + 1) / 2) is N + 1 - (N + 1) % 2), so the bounds start from the
+   constant after it. */
 TC__PRIVATE tc__ival tc__lin_bounds(const tc__sema *S, const tc__lin *L0) {
     tc__lin L = *L0;
-    tc__ival r = tc__ival_make(L.k, L.k), t;
+    tc__ival r = tc__ival_make(0, 0), t;
     int i;
     int64_t c;
     if (!L.ok) return tc__ival_make(-TC__SX_INF, TC__SX_INF);
@@ -3042,6 +3044,7 @@ TC__PRIVATE tc__ival tc__lin_bounds(const tc__sema *S, const tc__lin *L0) {
         }
     }
     if (!L.ok) return tc__ival_make(-TC__SX_INF, TC__SX_INF);
+    r = tc__ival_make(tc__ival_add1(r.lo, L.k), tc__ival_add1(r.hi, L.k));
     for (i = 0; i < L.n; i++) {
         if (L.coef[i] == 0) continue;
         t = tc__ival_scale(tc__sx_bounds(S, L.atom[i], 0), L.coef[i]);

@@ -897,4 +897,36 @@ S = '''def f(float(I) A, float(J) B, float(L) C) -> (O) {
 }'''
 fails(S, None, 'C(i + j)', 'I = 3', 'J = 3', 'L = 4', A=rnd(3), B=rnd(3), C=rnd(4))"
 
+py "c * ((x + a) / c) keeps the constant a in the size prover (3*((N+2)/3) is N + 2 - (N+2) % 3)" "
+# the prover had dropped it: min(2*((N+1)/2), N) simplified to the first term
+S = 'def f(float(N) X) -> (O) { O(i) = X(i) where i in 0:min(2*((N+1)/2), N) }'
+for n in (4, 5):
+    assert shapes(S, N=n) == {'O': ([n], [0])}, (n, shapes(S, N=n))
+    x = rnd(n)
+    assert (ok_run(S, X=x)['O'] == x).all()
+# round 2 intersects i < N + 2 - 2*((N+1)/2) (from X(i + 2*j)) with i < 2 (from W(i + m))
+S = 'def f(float(N) X, float(1) V, float(2) W) -> (O) { O(i) +=! X(2*j) * X(i + 2*j) * V(m) * W(i + m) }'
+for n, hi in ((5, 1), (4, 2)):
+    assert shapes(S, N=n) == {'O': ([hi], [0])}, (n, shapes(S, N=n))
+    x, v, w = rnd(n), rnd(1), rnd(2)
+    ref = np.array([sum(x[2 * j] * x[i + 2 * j] for j in range((n + 1) // 2)) * v[0] * w[i]
+                    for i in range(hi)], f32)
+    close(ok_run(S, X=x, V=v, W=w)['O'], ref)
+# X(2*i + 1) over i < (I+1)/2 is past X's end for odd I: checked at run time, never proven
+S = 'def f(float(I) X) -> (O) { O(i) = X(2*i + 1) where i in 0:(I+1)/2 }'
+rc, err = check(S)
+assert rc == 0 and 'warning: range inference does not prove X(2*i + 1) in bounds' in err, err
+rc, j, err = infer(S, I=5)
+assert rc == 1 and 'X(2*i + 1)' in err and 'I = 5' in err, err
+fails(S, None, 'X(2*i + 1)', 'I = 5', X=rnd(5))
+x = rnd(6)
+assert shapes(S, I=6) == {'O': ([3], [0])}
+assert (ok_run(S, X=x)['O'] == x[1::2]).all()
+# a lower bound 3*((N+2)/3) - N - 2, 0 for N = 4 and -1 for N = 5: a run-time matter
+S = 'def f(float(N) X) -> (O) { O(i) = X(i) where i in 3*((N+2)/3)-N-2:N }'
+rc, err = check(S)
+assert rc == 0, err
+x = rnd(4)
+assert (ok_run(S, X=x)['O'] == x).all()
+fails(S, None, 'O(i)', 'N = 5', X=rnd(5))"
 echo "RESULT $pass $fail"
