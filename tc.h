@@ -4061,11 +4061,12 @@ TC__PRIVATE tc__sm_val tc__sm_ternary(tc__sm_stmt *st, const tc__expr *e) {
 }
 
 /* A builtin: float in, float out (the widest float argument; integers
-   count as float32). A float literal argument is exact in float64 calls. */
+   and literals count as float32). A float literal argument is exact in
+   float64 calls. */
 TC__PRIVATE tc__sm_val tc__sm_builtin(tc__sm_stmt *st, const tc__expr *e, int b) {
     tc__sm_val v[4];
     tc_dtype t = TC_FLOAT16;
-    int i, any = 0, args[4], id;
+    int i, any = 0, literal = 0, args[4], id;
     if (e->nargs != tc__builtins[b].arity) {
         tc__fail(st->S->C, TC_ERR_TYPE, e->span, "%s takes %d argument%s, %d given", e->name,
                  tc__builtins[b].arity, tc__builtins[b].arity == 1 ? "" : "s", e->nargs);
@@ -4073,14 +4074,18 @@ TC__PRIVATE tc__sm_val tc__sm_builtin(tc__sm_stmt *st, const tc__expr *e, int b)
     }
     for (i = 0; i < e->nargs; i++) {
         tc_dtype a;
-        if (tc__sm_is_literal(st, e->args[i])) continue;
+        if (tc__sm_is_literal(st, e->args[i])) {
+            literal = 1;
+            continue;
+        }
         v[i] = tc__sm_expr(st, e->args[i], -1);
         if (v[i].node < 0) return v[i];
         a = tc__dtype_is_float(v[i].type) ? v[i].type : TC_FLOAT32;
         if (!any || tc__sm_fsize(a) > tc__sm_fsize(t)) t = a;
         any = 1;
     }
-    if (!any) t = TC_FLOAT32;
+    /* hypot(H(i), 2.5) is float32, as H(i) * 2.5 is */
+    if (!any || (literal && tc__sm_fsize(t) < tc__sm_fsize(TC_FLOAT32))) t = TC_FLOAT32;
     for (i = 0; i < e->nargs; i++) {
         if (tc__sm_is_literal(st, e->args[i])) v[i] = tc__sm_literal(st, e->args[i], (int)t);
         v[i] = tc__sm_conv(st, v[i], t);

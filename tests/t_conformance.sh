@@ -929,4 +929,16 @@ assert rc == 0, err
 x = rnd(4)
 assert (ok_run(S, X=x)['O'] == x).all()
 fails(S, None, 'O(i)', 'N = 5', X=rnd(5))"
+py "a literal argument of a builtin counts as float32 (SEMANTICS.md 1, 3): it widens a float16 call" "
+S = ('def f(half(N) H, double(N) D) -> (a, b, c, d, e, g) {\n'
+     '  a(i) = hypot(H(i), 2.5)\n  b(i) = pow(H(i), 2)\n  c(i) = H(i) * 2.5\n'
+     '  d(i) = exp(H(i))\n  e(i) = hypot(D(i), 0.1)\n  g(i) = fma(H(i), H(i), 1)\n}')
+rc, j, err = infer(S, N=2)
+assert rc == 0, err
+got = {k: v['dtype'] for k, v in j['outputs'].items()}
+assert got == dict(a='float32', b='float32', c='float32', d='float16', e='float64', g='float32'), got
+h, dd = vec(1, 3, dtype=np.float16), vec(0.5, 2, dtype=np.float64)
+o = ok_run(S, H=h, D=dd)
+assert o['a'].dtype == f32 and close(o['a'], np.hypot(h.astype(f32), f32(2.5)))
+assert o['e'].dtype == np.float64 and np.allclose(o['e'], np.hypot(dd, 0.1), rtol=1e-15, atol=0)"
 echo "RESULT $pass $fail"
