@@ -2929,9 +2929,12 @@ TC__PRIVATE int tc__lin_termsx(tc__sema *S, int atom, int64_t c) {
     return tc__sx_raw(S, TC_SX_MUL, atom, tc__sx_const(S, c < 0 ? -c : c), 0);
 }
 /* Canonical sx of a linear form: atoms by id, the first positive term
-   first, the constant last ("H - KH + 1", "11 - I"). */
+   first, the constant last ("H - KH + 1", "11 - I"). -2 for a coefficient
+   of INT64_MIN, whose magnitude a term cannot carry. */
 TC__PRIVATE int tc__lin_build(tc__sema *S, tc__lin *L) {
     int i, j, acc = -1, first = -1;
+    for (i = 0; i < L->n; i++)
+        if (L->coef[i] == INT64_MIN) return -2;
     for (i = 1; i < L->n; i++) /* insertion sort by atom id: n is small */
         for (j = i; j > 0 && L->atom[j - 1] > L->atom[j]; j--) {
             int ta = L->atom[j];
@@ -2973,11 +2976,21 @@ TC__PRIVATE tc__ival tc__ival_make(int64_t lo, int64_t hi) {
     r.hi = hi;
     return r;
 }
-TC__PRIVATE int64_t tc__ival_add1(int64_t a, int64_t b) { /* one side of a sum, infinities kept */
-    int64_t r;
-    if (a == TC__SX_INF || b == TC__SX_INF) return TC__SX_INF;
-    if (a == -TC__SX_INF || b == -TC__SX_INF) return -TC__SX_INF;
-    if (!tc__add64(a, b, &r) || r == -TC__SX_INF) return a > 0 ? TC__SX_INF : -TC__SX_INF;
+/* a + b, side by side. TC__SX_INF is "unbounded" only on its own side:
+   a lower bound of INT64_MAX (a constant) or an upper bound of -INT64_MAX
+   is a number like any other. A side whose sum does not fit becomes
+   unbounded when it overflows outward (or meets the marker), else the
+   nearest finite value, which still bounds the true sum: a lower bound
+   that overflows upward, INT64_MAX - 1. (One marker for both sides had
+   read 1 + INT64_MIN, exactly -INT64_MAX, as an overflow and made it
+   +inf, proving -1 <= min(INT64_MIN, N).) */
+TC__PRIVATE tc__ival tc__ival_add(tc__ival a, tc__ival b) {
+    tc__ival r;
+    if (a.lo <= -TC__SX_INF || b.lo <= -TC__SX_INF) r.lo = -TC__SX_INF;
+    else if (!tc__add64(a.lo, b.lo, &r.lo)) r.lo = a.lo > 0 ? TC__SX_INF - 1 : -TC__SX_INF;
+    else if (r.lo <= -TC__SX_INF) r.lo = -TC__SX_INF;
+    if (a.hi == TC__SX_INF || b.hi == TC__SX_INF) r.hi = TC__SX_INF;
+    else if (!tc__add64(a.hi, b.hi, &r.hi)) r.hi = a.hi > 0 ? TC__SX_INF : -TC__SX_INF + 1;
     return r;
 }
 /* c * [lo, hi] */
@@ -3006,10 +3019,8 @@ TC__PRIVATE tc__ival tc__sx_bounds(const tc__sema *S, int id, int depth) {
                              a.hi == TC__SX_INF ? a.hi : tc__floordiv64(a.hi, c));
     b = tc__sx_bounds(S, x->b, depth + 1);
     switch (x->op) {
-    case TC_SX_ADD: return tc__ival_make(tc__ival_add1(a.lo, b.lo), tc__ival_add1(a.hi, b.hi));
-    case TC_SX_SUB:
-        b = tc__ival_scale(b, -1);
-        return tc__ival_make(tc__ival_add1(a.lo, b.lo), tc__ival_add1(a.hi, b.hi));
+    case TC_SX_ADD: return tc__ival_add(a, b);
+    case TC_SX_SUB: return tc__ival_add(a, tc__ival_scale(b, -1));
     case TC_SX_MUL:
         if (a.lo < 0 || b.lo < 0) return all;
         return tc__ival_make(tc__ival_scale(a, b.lo).lo,
@@ -3040,15 +3051,15 @@ TC__PRIVATE tc__ival tc__lin_bounds(const tc__sema *S, const tc__lin *L0) {
             L.coef[i] = 0;
             tc__lin_of(S, x->a, q, &L, 0); /* may append terms: visited later in this loop */
             t = tc__ival_scale(tc__ival_make(0, c - 1), -q);
-            r = tc__ival_make(tc__ival_add1(r.lo, t.lo), tc__ival_add1(r.hi, t.hi));
+            r = tc__ival_add(r, t);
         }
     }
     if (!L.ok) return tc__ival_make(-TC__SX_INF, TC__SX_INF);
-    r = tc__ival_make(tc__ival_add1(r.lo, L.k), tc__ival_add1(r.hi, L.k));
+    r = tc__ival_add(r, tc__ival_make(L.k, L.k));
     for (i = 0; i < L.n; i++) {
         if (L.coef[i] == 0) continue;
         t = tc__ival_scale(tc__sx_bounds(S, L.atom[i], 0), L.coef[i]);
-        r = tc__ival_make(tc__ival_add1(r.lo, t.lo), tc__ival_add1(r.hi, t.hi));
+        r = tc__ival_add(r, t);
     }
     return r;
 }
@@ -3122,7 +3133,7 @@ TC__PRIVATE int tc__sx_fold(tc_sx_op op, int64_t a, int64_t b, int64_t *r) {
 TC__PRIVATE int tc__sx_divexact(tc__sema *S, tc_sx_op op, int a, int64_t c) {
     tc__lin L;
     int i;
-    if (c == 0 || c == INT64_MIN) return -2;
+    if (c == 0 || c == -1 || c == INT64_MIN) return -2; /* INT64_MIN / -1 traps */
     tc__lin_init(&L);
     tc__lin_of(S, a, 1, &L, 0);
     if (!L.ok || L.k % c != 0) return -2;
@@ -3145,13 +3156,15 @@ TC__PRIVATE int tc__sx_bin(tc__sema *S, tc_sx_op op, int a, int b) {
     if (ka && kb && tc__sx_fold(op, ca, cb, &r)) return tc__sx_const(S, r);
     if (op == TC_SX_ADD || op == TC_SX_SUB || (op == TC_SX_MUL && (ka || kb))) {
         tc__lin L;
+        int built;
         tc__lin_init(&L);
         if (op == TC_SX_MUL) tc__lin_of(S, ka ? b : a, ka ? ca : cb, &L, 0);
         else {
             tc__lin_of(S, a, 1, &L, 0);
             tc__lin_of(S, b, op == TC_SX_ADD ? 1 : -1, &L, 0);
         }
-        if (L.ok) return tc__lin_build(S, &L);
+        built = L.ok ? tc__lin_build(S, &L) : -2;
+        if (built != -2) return built;
     }
     if (op == TC_SX_MIN || op == TC_SX_MAX) {
         int le = tc__sx_prove_le(S, a, b), ge = le == 1 ? 0 : tc__sx_prove_le(S, b, a);

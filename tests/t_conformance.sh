@@ -941,4 +941,16 @@ h, dd = vec(1, 3, dtype=np.float16), vec(0.5, 2, dtype=np.float64)
 o = ok_run(S, H=h, D=dd)
 assert o['a'].dtype == f32 and close(o['a'], np.hypot(h.astype(f32), f32(2.5)))
 assert o['e'].dtype == np.float64 and np.allclose(o['e'], np.hypot(dd, 0.1), rtol=1e-15, atol=0)"
+py "size expressions at the ends of int64: no trap, no wrong proof" "
+# (N - 2^63) / -1 divided INT64_MIN by -1 inside the simplifier (SIGFPE)
+S = 'def f(float(N) A) -> (B) { B(i) = A(i) where i in 0:(N - 9223372036854775807 - 1) / -1 }'
+rc, err = check(S)
+assert rc == 0 and 'warning' in err, (rc, err)
+rc, j, err = infer(S, N=3)
+assert rc == 1 and 'overflows' in err, (rc, err)
+# 1 + INT64_MIN is -INT64_MAX, the unbounded marker: read as +inf, it proved
+# min(N / M, INT64_MIN) + 1 >= 0 and dropped the check of C's lower bound
+S = 'def f(float(N) A, float(M) C) -> (B) { B(i) = A(i) + C(i + min(N / M, -9223372036854775807 - 1) + 1) where i in 0:N }'
+rc, err = check(S)
+assert rc == 1 and ':1:54: error:' in err and 'below 0' in err, (rc, err)"
 echo "RESULT $pass $fail"
