@@ -327,6 +327,7 @@ TC_API int tc_ir_format_loops(const struct tc_ir_def *d, char *buf, size_t cap);
     X(NEG,    "Vv",    "V[a][l] = -V[b][l] (ints wrap)")                               \
     X(NOT,    "Vv",    "V[a][l] = !V[b][l] (bool)")                                     \
     X(CAST,   "Vv",    "V[a][l] = V[b][l] converted from dt2 (floats saturate to ints)") \
+    X(HALF,   "Vv",    "V[a][l] = V[b][l] rounded to float16 (dt float32/float64)")     \
     X(ADD,    "Vvv",   "V[a][l] = V[b][l] + V[c][l] (ints wrap)")                       \
     X(SUB,    "Vvv",   "V[a][l] = V[b][l] - V[c][l] (ints wrap)")                       \
     X(MUL,    "Vvv",   "V[a][l] = V[b][l] * V[c][l] (ints wrap)")                       \
@@ -487,6 +488,7 @@ TC_API int tc_builtin_arity(tc_builtin b);
     X(MAX,    2, "max(a, b)")                                                  \
     X(SELECT, 3, "a ? b : c (only the selected branch is evaluated)")          \
     X(CAST,   1, "a converted to the node's dtype")                            \
+    X(HALF,   1, "a (float32/float64) rounded to float16: the cast half(x)")     \
     X(CALL,  -1, "builtin `builtin`(args)")
 /* clang-format on */
 typedef enum tc_ir_op {
@@ -942,6 +944,20 @@ TC__PRIVATE int64_t tc__floormod64(int64_t a, int64_t b) {
     m = a % b;
     if (m != 0 && ((m < 0) != (b < 0))) m += b;
     return m;
+}
+/* x rounded to the nearest float16 value, as a double: ties to even,
+   an infinity from 65520 up (the tie above 65504), NaN kept. The scaled
+   value x / spacing is exact, so the rounding is decided exactly, with no
+   double rounding through float32 and whatever the rounding mode. */
+TC__PRIVATE double tc__round_half(double x) {
+    double a = fabs(x), q, y, f;
+    if (!(a < 65520.0)) return a != a ? x : copysign(HUGE_VAL, x);
+    q = a < 6.103515625e-05 ? 5.9604644775390625e-08 /* below 2^-14: 2^-24 */
+                         : ldexp(1.0, ilogb(a) - 10); /* float16's spacing at a */
+    y = a / q;
+    f = floor(y);
+    if (y - f > 0.5 || (y - f == 0.5 && fmod(f, 2.0) != 0.0)) f += 1.0;
+    return copysign(f * q, x);
 }
 
 /* ==== [tc:tables] Dtypes, statuses, builtins ============================== */
@@ -2631,7 +2647,9 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
    - Types. bool in arithmetic (+ - * / % and unary -) acts as int32, as
      in C; comparisons, `?:` branches and min/max keep bool when both sides
      are bool. float16 is a type of values too (a float16 read is float16;
-     float16 op float16 is float16) but its nodes compute in float32.
+     float16 op float16 is float16) but its nodes compute in float32 and
+     round where they are stored; the cast half(x) rounds where it is
+     written (float(half(0.1)) is 0.0999755859375).
      Literals follow SEMANTICS.md §1 and promote by §3: an integer literal
      is int32 (int64 when it does not fit; C's suffixes make it unsigned or
      64-bit, 10u is uint32; hex and octal digits as in C, 0xFFFFFFFF int64
@@ -4073,6 +4091,23 @@ TC__PRIVATE tc__sm_val tc__sm_ternary(tc__sm_stmt *st, const tc__expr *e) {
     return tc__sm_mkval(tc__sm_node(st, TC_IR_SELECT, t, 3, args), t);
 }
 
+/* The cast t(v) written in the source: a conversion, and to float16 a
+   rounding too. float16 values compute in float32 and round where they
+   are stored, but half(x) is a float16 value wherever it is used:
+   float(half(0.1)) is 0.0999755859375, as numpy and C's _Float16 give. */
+TC__PRIVATE tc__sm_val tc__sm_cast(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
+    tc_dtype ct;
+    if (v.node < 0 || t != TC_FLOAT16) return tc__sm_conv(st, v, t);
+    if (v.type == TC_FLOAT16 && st->nodes[v.node].op != TC_IR_CONST) return v; /* exact */
+    ct = v.type == TC_FLOAT64 ? TC_FLOAT64 : TC_FLOAT32; /* ints: exact in float32 up to */
+    v = tc__sm_conv(st, v, ct);                           /* 2^24, far past float16's range */
+    if (v.node < 0) return v;
+    if (st->nodes[v.node].op == TC_IR_CONST)
+        v = tc__sm_const(st, ct, 0, tc__round_half(st->nodes[v.node].fval));
+    else v = tc__sm_mkval(tc__sm_node(st, TC_IR_HALF, ct, 1, &v.node), ct);
+    return tc__sm_conv(st, v, TC_FLOAT16);
+}
+
 /* A builtin: float in, float out (the widest float argument; integers
    and literals count as float32). A float literal argument is exact in
    float64 calls. */
@@ -4138,7 +4173,7 @@ TC__PRIVATE tc__sm_val tc__sm_call(tc__sm_stmt *st, const tc__expr *e) {
                      e->name, e->nargs);
             return tc__sm_fail_val();
         }
-        return tc__sm_conv(st, tc__sm_expr(st, e->args[0], (int)dt), dt);
+        return tc__sm_cast(st, tc__sm_expr(st, e->args[0], (int)dt), dt);
     }
     i = tc__ast_def_named(st->S->ast, e->name, strlen(e->name));
     if (i >= st->E->def_index) {
@@ -7877,7 +7912,7 @@ TC__PRIVATE int tc__vm_sources(const tc__vm_ins *in, unsigned *src) {
     case TC_OP_LOAD: if (in->c != TC__VM_NONE) src[n++] = in->c; break;
     case TC_OP_GIDX: src[n++] = in->a; src[n++] = in->b; if (in->e != TC__VM_NONE) src[n++] = in->e; break;
     case TC_OP_GLOAD: src[n++] = in->b; if (in->d != TC__VM_NONE) src[n++] = in->d; break;
-    case TC_OP_NEG: case TC_OP_NOT: case TC_OP_CAST: src[n++] = in->b; break;
+    case TC_OP_NEG: case TC_OP_NOT: case TC_OP_CAST: case TC_OP_HALF: src[n++] = in->b; break;
     case TC_OP_SELECT: src[n++] = in->b; src[n++] = in->c; src[n++] = in->d; break;
     case TC_OP_CALL: {
         int ar = tc_builtin_arity((tc_builtin)in->dt2);
@@ -8104,6 +8139,7 @@ TC__PRIVATE int tc__vm_emit_node(tc__vm_emit *E, const tc__vm_frame *f) {
     case TC_IR_NOT: return tc__vm_add(E, TC_OP_NOT, TC_BOOL, 0, g[0], 0, 0, 0, TC_BOOL);
     case TC_IR_CAST:
         return tc__vm_add(E, TC_OP_CAST, t, (int)E->vdt[g[0]], g[0], 0, 0, 0, t);
+    case TC_IR_HALF: return tc__vm_add(E, TC_OP_HALF, t, 0, g[0], 0, 0, 0, t);
     case TC_IR_SELECT: return tc__vm_add(E, TC_OP_SELECT, t, 0, g[0], g[1], g[2], 0, t);
     case TC_IR_CALL:
         return tc__vm_add(E, TC_OP_CALL, t, (int)nd->builtin, g[0], nd->nargs > 1 ? g[1] : 0,
@@ -8405,6 +8441,8 @@ TC__PRIVATE const char *tc__vm_verify_ins(const tc__vm_stmt *s, const tc_ir_def 
         if (in->dt2 >= TC_BUILTIN_COUNT) return "bad builtin";
         if (in->dt != TC_FLOAT32 && in->dt != TC_FLOAT64) return "builtin on a non-float dtype";
     }
+    if (in->op == TC_OP_HALF && in->dt != TC_FLOAT32 && in->dt != TC_FLOAT64)
+        return "float16 rounding of a non-float dtype";
     if (in->op == TC_OP_CAST && (in->dt2 >= TC_DTYPE_COUNT || in->dt2 == TC_FLOAT16))
         return "bad cast source";
     if (in->op == TC_OP_GIDX && (in->dt2 >= TC_DTYPE_COUNT || !tc__dtype_is_int((tc_dtype)in->dt2)))
@@ -9366,6 +9404,20 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
         TC__VM_TYPES(TC__VM_CAST_CASE)
 #undef TC__VM_CAST_CASE
     default: break;
+    }
+}
+
+/* half(x) in float32 or float64 lanes (rare: a scalar loop serves). */
+TC__PRIVATE void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
+    int i;
+    if (t == TC_FLOAT64) {
+        double *TC__RESTRICT d = (double *)dv;
+        const double *TC__RESTRICT a = (const double *)av;
+        TC__VM_LOOP(tc__round_half(a[i]));
+    } else {
+        float *TC__RESTRICT d = (float *)dv;
+        const float *TC__RESTRICT a = (const float *)av;
+        TC__VM_LOOP((float)tc__round_half((double)a[i]));
     }
 }
 
@@ -10824,6 +10876,7 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
         case TC_OP_NEG: tc__k_arith(TC_OP_NEG, t, d, rp[in->b], rp[in->b], nl); break;
         case TC_OP_NOT: tc__k_logic(TC_OP_NOT, d, rp[in->b], rp[in->b], nl); break;
         case TC_OP_CAST: tc__k_cast((tc_dtype)in->dt2, t, d, rp[in->b], nl); break;
+        case TC_OP_HALF: tc__k_half(t, d, rp[in->b], nl); break;
         case TC_OP_ADD: case TC_OP_SUB: case TC_OP_MUL: case TC_OP_DIV: case TC_OP_MOD:
         case TC_OP_MIN: case TC_OP_MAX: tc__k_arith(in->op, t, d, rp[in->b], rp[in->c], nl); break;
         case TC_OP_LT: case TC_OP_LE: case TC_OP_GT: case TC_OP_GE: case TC_OP_EQ: case TC_OP_NE:
@@ -14604,6 +14657,10 @@ TC__PRIVATE void tc__print_node_body(tc__print *P, const tc_ir_node *n, int prec
         break;
     case TC_IR_CAST:
         tc__bprintf(P->b, "%s(", tc_dtype_name(n->dtype));
+        tc__print_args(P, n, depth);
+        break;
+    case TC_IR_HALF:
+        tc__bprintf(P->b, "half(");
         tc__print_args(P, n, depth);
         break;
     case TC_IR_CALL:

@@ -633,6 +633,14 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
       "    $T r = fmod(x, y);\n"                                                             \
       "    if (r == 0) return copysign(0$f, y);\n"                                           \
       "    return (r < 0) != (y < 0) ? r + y : r;\n}\n")                                     \
+    X(HALF, "half(x): x rounded to float16, ties to even (as the VM's tc__round_half)",     \
+      "$T tc_half_$S($T x)\n{\n"                                                           \
+      "    $T a = fabs(x), q, y, f;\n"                                                      \
+      "    if (!(a < 65520$f)) return isnan(x) ? x : copysign(($T)INFINITY, x);\n"          \
+      "    q = a < 6.103515625e-05$f ? 5.9604644775390625e-08$f : ldexp(1$f, ilogb(a) - 10);\n" \
+      "    y = a / q;\n    f = floor(y);\n"                                                 \
+      "    if (y - f > 0.5$f || (y - f == 0.5$f && fmod(f, 2$f) != 0$f)) f += 1$f;\n"       \
+      "    return copysign(f * q, x);\n}\n")                                                \
     X(FMINMAX, "fmin/fmax builtins: C99 NaN rule, min(-0, +0) = -0, max = +0",               \
       "$T tc_fmin_$S($T x, $T y)\n{\n"                                                       \
       "    if (x != x) return y;\n    if (y != y) return x;\n"                              \
@@ -1309,6 +1317,12 @@ TC__OCL_PRIVATE void tc__ocl_put_op(tc__ocl_emitter *E, tc__ocl_str *s, int n, i
         break;
     }
     case TC_IR_CAST: tc__ocl_put_cast(E, s, nd); break;
+    case TC_IR_HALF:
+        tc__ocl_operand(E, &a, nd->args[0]);
+        if (a.oom) s->oom = 1;
+        else tc__ocl_printf(s, "tc_half_%s(%s)", nd->dtype == TC_FLOAT64 ? "d" : "f", a.p);
+        tc__ocl_str_free(&a);
+        break;
     case TC_IR_CALL: tc__ocl_put_call(E, s, nd); break;
     case TC_IR_OP_COUNT: break;
     default: tc__ocl_put_binary(E, s, nd, top); break;
@@ -1748,6 +1762,7 @@ TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
             if ((nd->op == TC_IR_DIV || nd->op == TC_IR_MOD) && tc__ocl_is_int(at))
                 E->need_div[at] = 1;
             if (nd->op == TC_IR_MOD && tc__ocl_is_float(at)) E->need[TC__OCL_H_FMOD][at == TC_FLOAT64] = 1;
+            if (nd->op == TC_IR_HALF) E->need[TC__OCL_H_HALF][nd->dtype == TC_FLOAT64] = 1;
             if ((nd->op == TC_IR_MIN || nd->op == TC_IR_MAX) && tc__ocl_is_float(at))
                 E->need[TC__OCL_H_MINMAX][at == TC_FLOAT64] = 1;
             if (nd->op == TC_IR_CALL) {

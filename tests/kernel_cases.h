@@ -416,6 +416,13 @@ static const kc_case kc_cases[] = {
      "M=33 K=40 N=70", "A=-2:2 B=-2:2", KC_REDUCE, 0},
     {"outer-sum-half", "def osh(float16(N) A) -> (C) { C(i) +=! A(j) * A(i) }", "N=19", "A=-2:2",
      KC_REDUCE, 0},
+    /* half(x) rounds where it is written, not only where it is stored: from float32,
+       float64 (once, not through float32) and int32, past 65504 to infinity */
+    {"cast-half",
+     "def ch(float(N) F, double(N) D, int32(N) I) -> (a, b, c, d) {\n"
+     "    a(i) = float(half(F(i) * 3000)) - F(i) * 3000\n    b(i) = double(half(D(i) * 70000))\n"
+     "    c(i) = half(I(i)) + 0.5\n    d(i) = half(D(i) + 1) - 1\n}\n",
+     "N=1500", "F=-30:30 D=-1:1 I=-70000:70000", KC_EXACT, 0},
     {"reduce-bool", "def bred(bool(M,N) X) -> (a, o) { a(i) min=! X(i,j)\n o(i) max=! X(i,j) }",
      "M=20 N=3", 0, KC_EXACT, 0},
     {"init-no-reduction", "def pw(float(N) X) -> (T) { T(i) *=! X(i-1) }", "N=7", 0, KC_EXACT, 0},

@@ -79,10 +79,11 @@ REF_FN float ref_half_to_float(uint16_t h) {
         v = ldexp((double)(m + 1024), e - 25);
     return (float)((h & 0x8000) ? -v : v);
 }
-/* Round to nearest, ties to even (rint in the default rounding mode). */
-REF_FN uint16_t ref_float_to_half(float f) {
+/* Round to nearest, ties to even (rint in the default rounding mode), from
+   a double directly: half(x) of a float64 x rounds once. */
+REF_FN uint16_t ref_double_to_half(double f) {
     uint16_t sign = signbit(f) ? 0x8000 : 0;
-    double a = fabs((double)f), r;
+    double a = fabs(f), r;
     int ex;
     if (isnan(f)) return (uint16_t)(sign | 0x7e00);
     if (a >= 65520.0) return (uint16_t)(sign | 0x7c00);
@@ -96,6 +97,7 @@ REF_FN uint16_t ref_float_to_half(float f) {
     if (ex - 1 + 15 >= 31) return (uint16_t)(sign | 0x7c00);
     return (uint16_t)(sign | (uint16_t)((ex - 1 + 15) << 10) | (uint16_t)(r - 1024.0));
 }
+REF_FN uint16_t ref_float_to_half(float f) { return ref_double_to_half((double)f); }
 
 /* ---- element load/store in the tensor's storage dtype ---- */
 REF_FN ref_val ref_load(tc_dtype t, const void *p) {
@@ -513,6 +515,9 @@ REF_FN ref_val ref_node(ref_ctx *c, int id) {
     case TC_IR_NOT: r.u = ref_node(c, n->args[0]).u == 0; return r;
     case TC_IR_CAST:
         return ref_cast(n->dtype, c->st->nodes[n->args[0]].dtype, ref_node(c, n->args[0]));
+    case TC_IR_HALF:
+        r.f = (double)ref_half_to_float(ref_double_to_half(ref_node(c, n->args[0]).f));
+        return r;
     default: break;
     }
     at = c->st->nodes[n->args[0]].dtype;

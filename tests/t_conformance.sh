@@ -953,4 +953,18 @@ assert rc == 1 and 'overflows' in err, (rc, err)
 S = 'def f(float(N) A, float(M) C) -> (B) { B(i) = A(i) + C(i + min(N / M, -9223372036854775807 - 1) + 1) where i in 0:N }'
 rc, err = check(S)
 assert rc == 1 and ':1:54: error:' in err and 'below 0' in err, (rc, err)"
+py "half(x) is a float16 value where it is written (rounded to nearest even), not only where stored" "
+S = ('def f(float(N) F, double(N) D, int32(N) I) -> (a, b, c, d) {\n'
+     '  a(i) = float(half(F(i)))\n  b(i) = float(half(D(i)))\n  c(i) = float(half(I(i)))\n'
+     '  d(i) = float(half(0.1)) where i in 0:N\n}')
+f = np.array([0.1, 1 / 3, 65519, 65520, -1e-8, 3e-5, 2049, np.inf], f32)
+dd = np.array([0.1, 1 + 2.0 ** -11 + 2.0 ** -40, -70000, 2.0 ** -25, 2.0 ** -25 + 2.0 ** -60, 1e300,
+               -0.0, np.nan])
+ii = np.array([2049, 4097, -65519, 65520, 70000, -1, 0, 2 ** 31 - 1], np.int32)
+o = ok_run(S, F=f, D=dd, I=ii)
+same = lambda x, y: np.array_equal(x, y, equal_nan=True) and (np.signbit(x) == np.signbit(y)).all()
+assert o['a'].dtype == f32 and same(o['a'], f.astype(np.float16).astype(f32)), o['a']
+assert o['b'].dtype == f32 and same(o['b'], dd.astype(np.float16).astype(f32)), o['b']
+assert same(o['c'], ii.astype(np.float16).astype(f32)), o['c']
+assert (o['d'] == f32(np.float16(0.1))).all(), o['d']"
 echo "RESULT $pass $fail"
