@@ -2982,7 +2982,8 @@ TC__PRIVATE int tc__lin_build(tc__sema *S, tc__lin *L) {
 }
 
 /* Interval bounds of size expressions, for proofs. TC__SX_INF stands for
-   "unbounded" on either side. Size variables are extents: >= 0. */
+   "unbounded": -TC__SX_INF as a lower bound, TC__SX_INF as an upper one
+   (see tc__ival_add). Size variables are extents: >= 0. */
 #define TC__SX_INF INT64_MAX
 typedef struct tc__ival {
     int64_t lo, hi; /* lo == -TC__SX_INF or hi == TC__SX_INF: unbounded */
