@@ -11097,6 +11097,33 @@ TC__PRIVATE void tc__vm_plan_collapse(const tc_plan *P, tc__vm_splan *sp) {
     }
 }
 
+/* The lowest and highest value of offset + sum(coef[l] * loop l) over the
+   loops' ranges [lo, hi), every one non-empty; 0 when that overflows. */
+TC__PRIVATE int tc__vm_affine_span(const int64_t *coef, int64_t offset, int n_loops,
+                                   const int64_t *lo, const int64_t *hi, int64_t *min,
+                                   int64_t *max) {
+    int l;
+    *min = *max = offset;
+    for (l = 0; l < n_loops; l++) {
+        int64_t a, b;
+        if (!tc__mul64(coef[l], lo[l], &a) || !tc__mul64(coef[l], hi[l] - 1, &b) ||
+            !tc__add64(*min, a < b ? a : b, min) || !tc__add64(*max, a < b ? b : a, max))
+            return 0;
+    }
+    return 1;
+}
+
+/* "`stmt` (line L) reads T at indices lo..hi in dimension d, whose extent is e". */
+TC__PRIVATE tc_status tc__vm_span_error(const tc_ir_stmt *st, const char *verb, const char *name,
+                                        int64_t lo, int64_t hi, int d, int64_t extent,
+                                        tc_error *err) {
+    return tc__set_error(err, TC_ERR_BOUNDS,
+                         "`%s` (line %d) %s %s at indices %lld..%lld in dimension %d, whose "
+                         "extent is %lld",
+                         st->text ? st->text : "?", st->line, verb, name, (long long)lo,
+                         (long long)hi, d, (long long)extent);
+}
+
 /* Strides of a read slot through its affine dims, and (when the domain is
    not empty) the proof that every affine index stays in bounds. */
 TC__PRIVATE tc_status tc__vm_plan_read(tc_plan *P, tc__vm_splan *sp, int slot, tc_error *err) {
@@ -11111,28 +11138,19 @@ TC__PRIVATE tc_status tc__vm_plan_read(tc_plan *P, tc__vm_splan *sp, int slot, t
     if (!rp->lstride) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     for (d = 0; d < t->rank; d++) {
         const tc_ir_index *ix = &nd->index[d];
-        int64_t ts = P->ts[rd->tensor][d], lo, hi, c;
+        int64_t ts = P->ts[rd->tensor][d], lo = 0, hi = 0, c;
         if (!ix->affine) continue;
-        lo = hi = P->sx[ix->offset];
-        ok &= tc__mul64(ts, lo, &c) && tc__add64(rp->c0, c, &rp->c0);
-        for (l = 0; l < sp->n_loops; l++) {
-            int64_t k = ix->coef[l], a = 0, b = 0;
-            ok &= tc__mul64(k, ts, &c) && tc__add64(rp->lstride[l], c, &rp->lstride[l]);
-            ok &= tc__mul64(k, sp->lo[l], &a) && tc__mul64(k, sp->hi[l] - 1, &b);
-            if (!sp->any_empty) {
-                ok &= tc__add64(lo, a < b ? a : b, &lo) && tc__add64(hi, a < b ? b : a, &hi);
-            }
-        }
+        ok &= tc__mul64(ts, P->sx[ix->offset], &c) && tc__add64(rp->c0, c, &rp->c0);
+        for (l = 0; l < sp->n_loops; l++)
+            ok &= tc__mul64(ix->coef[l], ts, &c) && tc__add64(rp->lstride[l], c, &rp->lstride[l]);
+        if (ok && !sp->any_empty)
+            ok = tc__vm_affine_span(ix->coef, P->sx[ix->offset], sp->n_loops, sp->lo, sp->hi, &lo,
+                                    &hi);
         if (!ok) return tc__set_error(err, TC_ERR_LIMIT, "index arithmetic of %s overflows", t->name);
         if (!sp->any_empty && (lo < 0 || hi >= P->ext[rd->tensor][d])) {
             if (rd->masked && !rd->gather) rp->checked = 1;
-            else
-                return tc__set_error(err, TC_ERR_BOUNDS,
-                                     "`%s` (line %d) reads %s at indices %lld..%lld in dimension "
-                                     "%d, whose extent is %lld",
-                                     sp->st->text ? sp->st->text : "?", sp->st->line, t->name,
-                                     (long long)lo, (long long)hi, d,
-                                     (long long)P->ext[rd->tensor][d]);
+            else return tc__vm_span_error(sp->st, "reads", t->name, lo, hi, d,
+                                          P->ext[rd->tensor][d], err);
         }
     }
     return TC_OK;
@@ -11145,12 +11163,8 @@ TC__PRIVATE tc_status tc__vm_check_write(const tc_plan *P, const tc__vm_splan *s
     if (sp->empty) return TC_OK;
     for (d = 0; d < t->rank; d++)
         if (sp->lo[d] < 0 || sp->hi[d] > P->ext[sp->wt][d])
-            return tc__set_error(err, TC_ERR_BOUNDS,
-                                 "`%s` (line %d) writes %s at indices %lld..%lld in dimension %d, "
-                                 "whose extent is %lld",
-                                 sp->st->text ? sp->st->text : "?", sp->st->line, t->name,
-                                 (long long)sp->lo[d], (long long)sp->hi[d] - 1, d,
-                                 (long long)P->ext[sp->wt][d]);
+            return tc__vm_span_error(sp->st, "writes", t->name, sp->lo[d], sp->hi[d] - 1, d,
+                                     P->ext[sp->wt][d], err);
     return TC_OK;
 }
 
@@ -12955,6 +12969,74 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
     return TC_OK;
 }
 
+/* Marks the nodes evaluated wherever statement st runs: not those only
+   under a branch of ?: or the right side of && and || (SEMANTICS.md 6). */
+TC__PRIVATE void tc__vm_mark_sure(const tc_ir_def *ir, const tc_ir_stmt *st,
+                                  unsigned char *sure) {
+    int i, k;
+    memset(sure, 0, (size_t)st->n_nodes);
+    sure[st->value] = 1;
+    for (i = st->n_nodes - 1; i >= 0; i--) {
+        const tc_ir_node *nd = &st->nodes[i];
+        int n = nd->op == TC_IR_SELECT || nd->op == TC_IR_AND || nd->op == TC_IR_OR ? 1 : nd->nargs;
+        if (!sure[i]) continue;
+        for (k = 0; k < n && k < 4; k++) sure[nd->args[k]] = 1;
+        for (k = 0; nd->op == TC_IR_READ && k < ir->tensors[nd->tensor].rank; k++)
+            if (!nd->index[k].affine) sure[nd->index[k].node] = 1; /* a gather's index */
+    }
+}
+
+/* The backstop behind range inference's proofs: with the sizes known,
+   each statement's write and the affine dimensions of every read it
+   surely makes lie inside their tensors. Inference proves these or records
+   them as checks; the VM checks them again as it plans, but tc_opencl.h
+   trusts the proofs, so a wrong proof (stop 29 found two) read outside a
+   tensor there. Now it is this error, before any back end runs. */
+TC__PRIVATE tc_status tc__vm_check_spans(const tc_ir_def *ir, const int64_t *sx, tc__arena *A,
+                                         tc_error *err) {
+    int s, l, i, d;
+    for (s = 0; s < ir->n_stmts; s++) {
+        const tc_ir_stmt *st = &ir->stmts[s];
+        const tc_ir_tensor *w = &ir->tensors[st->tensor];
+        int64_t *lo = (int64_t *)tc__arena_alloc_raw(A, ((size_t)st->n_loops + 1) * 16), *hi;
+        unsigned char *sure = (unsigned char *)tc__arena_alloc_raw(A, (size_t)st->n_nodes + 1);
+        int out_empty = 0, any_empty = 0;
+        if (!lo || !sure) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+        hi = lo + st->n_loops + 1;
+        for (l = 0; l < st->n_loops; l++) {
+            lo[l] = sx[st->loops[l].lo];
+            hi[l] = sx[st->loops[l].hi];
+            if (hi[l] <= lo[l]) {
+                any_empty = 1;
+                out_empty |= !st->loops[l].reduction;
+            }
+        }
+        for (d = 0; d < w->rank && !out_empty; d++)
+            if (lo[d] < 0 || hi[d] > sx[w->extent[d]])
+                return tc__vm_span_error(st, "writes", w->name, lo[d], hi[d] - 1, d,
+                                         sx[w->extent[d]], err);
+        if (any_empty) continue;
+        tc__vm_mark_sure(ir, st, sure);
+        for (i = 0; i < st->n_nodes; i++) {
+            const tc_ir_node *nd = &st->nodes[i];
+            const tc_ir_tensor *t = &ir->tensors[nd->tensor];
+            if (nd->op != TC_IR_READ || !sure[i]) continue;
+            for (d = 0; d < t->rank; d++) {
+                const tc_ir_index *ix = &nd->index[d];
+                int64_t min, max;
+                if (!ix->affine) continue; /* a gather: checked per element */
+                if (!tc__vm_affine_span(ix->coef, sx[ix->offset], st->n_loops, lo, hi, &min, &max))
+                    return tc__set_error(err, TC_ERR_LIMIT, "index arithmetic of %s overflows",
+                                         t->name);
+                if (min < 0 || max >= sx[t->extent[d]])
+                    return tc__vm_span_error(st, "reads", t->name, min, max, d, sx[t->extent[d]],
+                                             err);
+            }
+        }
+    }
+    return TC_OK;
+}
+
 /* The count of inputs or outputs a call gives against the def's, and the
    array present when the count is not 0. */
 TC__PRIVATE tc_status tc__vm_check_count(const tc_ir_def *ir, int outputs, int given,
@@ -13006,6 +13088,7 @@ TC_API tc_status tc_bind_sizes(const tc_program *p, int def, const tc_tensor *in
     if (rc == TC_OK) rc = tc_sx_eval(ir, vars, inv, sx_values, err);
     if (rc == TC_OK) rc = tc__vm_check_extents(ir, inputs, sx_values, err);
     if (rc == TC_OK) rc = tc__vm_run_checks(ir, sx_values, err);
+    if (rc == TC_OK) rc = tc__vm_check_spans(ir, sx_values, &A, err);
     tc__arena_free_all(&A);
     return rc;
 }

@@ -298,6 +298,34 @@ static void test_f16_and_identity(void) {
     hb_free(&h);
 }
 
+/* The backstop behind range inference (tc_bind_sizes, which the VM and
+   tc_opencl.h both call): an IR whose reads and writes were "proven" in
+   bounds, wrongly, with no check recorded, is an error for the sizes
+   where an index it surely computes leaves its tensor (the same read
+   under a ?: branch is left to the per-element checks: test_select_guard). */
+static void test_bind_spans(void) {
+    static hb h;
+    tc_error err;
+    float x[4] = {1, 2, 3, 4}, y[4];
+    int64_t sx[64];
+    tc_tensor in[1], out[1];
+    int vN = hb_var(&h, "N"), X, Y, s, i;
+    X = hb_tensor(&h, "x", TC_FLOAT32, TC_TENSOR_INPUT, 1, vN);
+    Y = hb_tensor(&h, "y", TC_FLOAT32, TC_TENSOR_OUTPUT, 1, vN);
+    s = hb_stmt(&h, Y, TC_REDUCE_ASSIGN, 0, "y(i) = x(i + 1)");
+    hb_loop(&h, s, "i", hb_const(&h, 0), vN, 0);
+    hb_read(&h, s, X, TC_FLOAT32, "i+1");
+    CHECK(hb_finish(&h, &err) == TC_OK);
+    in[0] = hb_ten(TC_FLOAT32, x, 1, 4);
+    out[0] = hb_ten(TC_FLOAT32, y, 1, 4);
+    for (i = 0; i < 4; i++) y[i] = 7;
+    CHECK(tc_bind_sizes(&h.prog, 0, in, 1, sx, &err) == TC_ERR_BOUNDS);
+    CHECKF(strstr(err.msg, "`y(i) = x(i + 1)` (line 1) reads x at indices 1..4 in dimension 0, "
+                           "whose extent is 4") != NULL, "%s", err.msg);
+    CHECK(run1(&h, in, 1, out, 1, &err) == TC_ERR_BOUNDS && y[3] == 7);
+    hb_free(&h);
+}
+
 /* Two statements through a temporary; a run-time check on sizes. */
 static void test_temp_and_checks(void) {
     static hb h;
@@ -938,6 +966,7 @@ int main(void) {
     RUN(test_select_guard);
     RUN(test_int_ops);
     RUN(test_f16_and_identity);
+    RUN(test_bind_spans);
     RUN(test_temp_and_checks);
     RUN(test_every_dtype);
     RUN(test_reductions);
