@@ -967,4 +967,10 @@ assert o['a'].dtype == f32 and same(o['a'], f.astype(np.float16).astype(f32)), o
 assert o['b'].dtype == f32 and same(o['b'], dd.astype(np.float16).astype(f32)), o['b']
 assert same(o['c'], ii.astype(np.float16).astype(f32)), o['c']
 assert (o['d'] == f32(np.float16(0.1))).all(), o['d']"
+py "infer --json: min is the lowest index written, the extent when no statement writes anything" "
+S = ('def f(float(N) X) -> (O, P) {\n  O(i) = 1 where i in 3:1\n'
+     '  P(i) = X(i) where i in 1:N\n  P(i) = 2 where i in 4:2\n}')
+assert shapes(S, N=5) == {'O': ([1], [1]), 'P': ([5], [1])}, shapes(S, N=5)
+o = ok_run(S, X=rnd(5))
+assert (o['O'] == 0).all() and o['P'][0] == 0"
 echo "RESULT $pass $fail"

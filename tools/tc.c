@@ -682,17 +682,43 @@ static void print_value(FILE *f, const tc_ir_def *d, int id, const int64_t *sx) 
     else print_sx(f, d, id);
 }
 
-static int all_zero_min(const tc_ir_def *d, const tc_ir_tensor *t, const int64_t *sx) {
+/* The lowest index written in dimension r of tensor t, for these sizes:
+   the least lower bound of its statements that write something, and the
+   extent (no index) when none does, as `where i in 3:1` writes nothing
+   (the IR's min, symbolic, would say 3 there, past the extent 1). */
+static int64_t lowest_written(const tc_ir_def *d, int t, int r, const int64_t *sx) {
+    int64_t low = sx[d->tensors[t].extent[r]];
+    int i, l;
+    if (d->tensors[t].kind == TC_TENSOR_INPUT) return sx[d->tensors[t].min[r]];
+    for (i = 0; i < d->n_stmts; i++) {
+        const tc_ir_stmt *s = &d->stmts[i];
+        int writes = s->tensor == t;
+        for (l = 0; l < s->n_loops && writes; l++)
+            writes = s->loops[l].reduction || sx[s->loops[l].hi] > sx[s->loops[l].lo];
+        if (writes && sx[s->loops[r].lo] < low) low = sx[s->loops[r].lo];
+    }
+    return low;
+}
+
+/* Lowest index written in dimension r: a number with sizes, else the IR's. */
+static void print_lowest(FILE *f, const tc_ir_def *d, int t, int r, const int64_t *sx) {
+    if (sx) fprintf(f, "%lld", (long long)lowest_written(d, t, r, sx));
+    else print_sx(f, d, d->tensors[t].min[r]);
+}
+
+static int all_zero_min(const tc_ir_def *d, int t, const int64_t *sx) {
     int r;
-    for (r = 0; r < t->rank; r++) {
-        const tc_sx *m = &d->sx[t->min[r]];
-        if (sx ? sx[t->min[r]] != 0 : !(m->op == TC_SX_CONST && m->value == 0)) return 0;
+    for (r = 0; r < d->tensors[t].rank; r++) {
+        const tc_sx *m = &d->sx[d->tensors[t].min[r]];
+        if (sx ? lowest_written(d, t, r, sx) != 0 : !(m->op == TC_SX_CONST && m->value == 0))
+            return 0;
     }
     return 1;
 }
 
-static void print_tensor_text(const tc_ir_def *d, const tc_ir_tensor *t, const int64_t *sx) {
+static void print_tensor_text(const tc_ir_def *d, int ti, const int64_t *sx) {
     static const char *const kinds[] = {"input", "output", "temporary"};
+    const tc_ir_tensor *t = &d->tensors[ti];
     int r;
     printf("  %s %s: %s", kinds[t->kind], t->name, tc_dtype_name(t->dtype));
     for (r = 0; r < t->rank; r++) { /* TC's spelling: float32(M, N); 0-rank: float32 */
@@ -700,11 +726,11 @@ static void print_tensor_text(const tc_ir_def *d, const tc_ir_tensor *t, const i
         print_value(stdout, d, t->extent[r], sx);
     }
     if (t->rank) printf(")");
-    if (!all_zero_min(d, t, sx)) {
+    if (!all_zero_min(d, ti, sx)) {
         printf(", lowest index written (");
         for (r = 0; r < t->rank; r++) {
             if (r) printf(", ");
-            print_value(stdout, d, t->min[r], sx);
+            print_lowest(stdout, d, ti, r, sx);
         }
         printf(")");
     }
@@ -734,7 +760,7 @@ static void print_def_text(const cli *c, const tc_ir_def *d, const int64_t *sx, 
             printf(")%s\n", s->loops[l].reduction ? "  reduction" : "");
         }
     }
-    for (i = d->n_inputs; i < d->n_tensors; i++) print_tensor_text(d, &d->tensors[i], sx);
+    for (i = d->n_inputs; i < d->n_tensors; i++) print_tensor_text(d, i, sx);
 }
 
 static void print_json_dims(const int *ids, int rank, const int64_t *sx) {
@@ -746,7 +772,7 @@ static void print_json_dims(const int *ids, int rank, const int64_t *sx) {
 
 /* "NAME": {"dtype": ..., "shape": [...], "min": [...]} for tensors of one kind. */
 static void print_json_tensors(const tc_ir_def *d, tc_tensor_kind kind, const int64_t *sx) {
-    int i, first = 1;
+    int i, r, first = 1;
     printf("{");
     for (i = 0; i < d->n_tensors; i++) {
         const tc_ir_tensor *t = &d->tensors[i];
@@ -756,9 +782,9 @@ static void print_json_tensors(const tc_ir_def *d, tc_tensor_kind kind, const in
         print_json_string(stdout, t->name);
         printf(": {\"dtype\": \"%s\", \"shape\": ", tc_dtype_name(t->dtype));
         print_json_dims(t->extent, t->rank, sx);
-        printf(", \"min\": ");
-        print_json_dims(t->min, t->rank, sx);
-        printf("}");
+        printf(", \"min\": [");
+        for (r = 0; r < t->rank; r++) printf("%s%lld", r ? ", " : "", (long long)lowest_written(d, i, r, sx));
+        printf("]}");
     }
     printf("}");
 }
