@@ -1,10 +1,13 @@
 /* Lexer and parser: AST shapes for every construct, every syntax error
    class with its code and line:col, nesting limits, allocation failures,
    and a fuzz pass (random bytes and mutations of valid sources). Calls
-   tc__parse directly: the test includes the implementation. */
+   tc__parse directly: the test includes the implementation. Also the
+   randomized test of the size-expression simplifier and prover
+   (prover_fuzz.h), which needs the implementation too. */
 #define TC_IMPLEMENTATION
 #include "tc.h"
 #include "harness.h"
+#include "prover_fuzz.h"
 
 /* One parse with its own arena and context. Not copyable (C.arena points
    into it). */
@@ -992,5 +995,6 @@ int main(void) {
     RUN(test_nesting);
     RUN(test_out_of_memory);
     RUN(test_fuzz);
+    RUN(prover_fuzz);
     return th_report();
 }
