@@ -4099,7 +4099,9 @@ TC__PRIVATE tc__sm_val tc__sm_ternary(tc__sm_stmt *st, const tc__expr *e) {
 TC__PRIVATE tc__sm_val tc__sm_cast(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
     tc_dtype ct;
     if (v.node < 0 || t != TC_FLOAT16) return tc__sm_conv(st, v, t);
-    if (v.type == TC_FLOAT16 && st->nodes[v.node].op != TC_IR_CONST) return v; /* exact */
+    /* an element of a float16 tensor is a float16 value; float16 arithmetic
+       (half(H(i) + H(j)), half(sqrt(H(i)))) is not: it computed in float32 */
+    if (v.type == TC_FLOAT16 && st->nodes[v.node].op == TC_IR_READ) return v;
     ct = v.type == TC_FLOAT64 ? TC_FLOAT64 : TC_FLOAT32; /* ints: exact in float32 up to */
     v = tc__sm_conv(st, v, ct);                           /* 2^24, far past float16's range */
     if (v.node < 0) return v;
@@ -13019,8 +13021,9 @@ TC__PRIVATE tc_status tc__vm_check_spans(const tc_ir_def *ir, const int64_t *sx,
         tc__vm_mark_sure(ir, st, sure);
         for (i = 0; i < st->n_nodes; i++) {
             const tc_ir_node *nd = &st->nodes[i];
-            const tc_ir_tensor *t = &ir->tensors[nd->tensor];
+            const tc_ir_tensor *t;
             if (nd->op != TC_IR_READ || !sure[i]) continue;
+            t = &ir->tensors[nd->tensor];
             for (d = 0; d < t->rank; d++) {
                 const tc_ir_index *ix = &nd->index[d];
                 int64_t min, max;

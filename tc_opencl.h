@@ -565,6 +565,11 @@ TC__OCL_PRIVATE const char *tc__ocl_check_node(const tc_ir_def *d, const tc_ir_s
     switch (nd->op) {
     case TC_IR_INDEX:
         return nd->loop < 0 || nd->loop >= st->n_loops ? "bad loop" : NULL;
+    case TC_IR_HALF:
+        return nd->nargs != 1 || (nd->dtype != TC_FLOAT32 && nd->dtype != TC_FLOAT64) ||
+                       st->nodes[nd->args[0]].dtype != nd->dtype
+                   ? "bad float16 rounding"
+                   : NULL;
     case TC_IR_SIZE: return nd->sx < 0 || nd->sx >= d->n_sx ? "bad size expression" : NULL;
     case TC_IR_CALL:
         return (unsigned)nd->builtin >= (unsigned)TC_BUILTIN_COUNT ||

@@ -973,4 +973,15 @@ S = ('def f(float(N) X) -> (O, P) {\n  O(i) = 1 where i in 3:1\n'
 assert shapes(S, N=5) == {'O': ([1], [1]), 'P': ([5], [1])}, shapes(S, N=5)
 o = ok_run(S, X=rnd(5))
 assert (o['O'] == 0).all() and o['P'][0] == 0"
+py "half(x) of float16 arithmetic rounds it too (it computed in float32)" "
+S = ('def f(float16(N) H) -> (b, c, d) {\n  b(i) = float(half(H(i) * H(i) + H(i)))\n'
+     '  c(i) = float(half(sqrt(H(i))))\n  d(i) = float(half(H(i)))\n}')
+h = np.array([2048, 1, 0.1, 3, 300, -7.5], np.float16)
+o = ok_run(S, H=h)
+with np.errstate(all='ignore'):
+    want = dict(b=(h.astype(f32) * h.astype(f32) + h.astype(f32)).astype(np.float16),
+                c=np.sqrt(h.astype(f32)).astype(np.float16), d=h)
+for k, w in want.items():
+    w = w.astype(f32)
+    assert np.array_equal(o[k], w, equal_nan=True), (k, o[k], w)"
 echo "RESULT $pass $fail"
