@@ -11158,18 +11158,6 @@ TC__PRIVATE tc_status tc__vm_plan_read(tc_plan *P, tc__vm_splan *sp, int slot, t
     return TC_OK;
 }
 
-/* The written range must lie inside the written tensor. */
-TC__PRIVATE tc_status tc__vm_check_write(const tc_plan *P, const tc__vm_splan *sp, tc_error *err) {
-    const tc_ir_tensor *t = &P->ir->tensors[sp->wt];
-    int d;
-    if (sp->empty) return TC_OK;
-    for (d = 0; d < t->rank; d++)
-        if (sp->lo[d] < 0 || sp->hi[d] > P->ext[sp->wt][d])
-            return tc__vm_span_error(sp->st, "writes", t->name, sp->lo[d], sp->hi[d] - 1, d,
-                                     P->ext[sp->wt][d], err);
-    return TC_OK;
-}
-
 /* Whether the statement reads tensor t. */
 TC__PRIVATE int tc__vm_stmt_reads(const tc__vm_stmt *vs, int t) {
     int k;
@@ -11720,7 +11708,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     if ((rc = tc__vm_check_index_values(P, st, sp->lo, sp->hi, err)) != TC_OK) return rc;
     for (l = 0; l < sp->vs->n_reads; l++)
         if ((rc = tc__vm_plan_read(P, sp, l, err)) != TC_OK) return rc;
-    if ((rc = tc__vm_check_write(P, sp, err)) != TC_OK) return rc;
+    /* the written range is inside the written tensor: tc_bind_sizes checked it */
     tc__vm_plan_collapse(P, sp);
     sp->lane = tc__vm_pick_lane(P, sp);
     tc__vm_plan_order(P, sp);
@@ -12991,9 +12979,10 @@ TC__PRIVATE void tc__vm_mark_sure(const tc_ir_def *ir, const tc_ir_stmt *st,
 /* The backstop behind range inference's proofs: with the sizes known,
    each statement's write and the affine dimensions of every read it
    surely makes lie inside their tensors. Inference proves these or records
-   them as checks; the VM checks them again as it plans, but tc_opencl.h
-   trusts the proofs, so a wrong proof (stop 29 found two) read outside a
-   tensor there. Now it is this error, before any back end runs. */
+   them as checks, and tc_opencl.h trusts the proofs, so a wrong proof
+   (stop 29 found two) read outside a tensor there. Now it is this error,
+   before any back end runs; the VM's planner relies on it for writes, and
+   looks at reads again only to find the masked ones it checks per lane. */
 TC__PRIVATE tc_status tc__vm_check_spans(const tc_ir_def *ir, const int64_t *sx, tc__arena *A,
                                          tc_error *err) {
     int s, l, i, d;
