@@ -11115,6 +11115,12 @@ TC__PRIVATE int tc__vm_affine_span(const int64_t *coef, int64_t offset, int n_lo
     return 1;
 }
 
+/* "`stmt` (line L): index arithmetic of T overflows int64". */
+TC__PRIVATE tc_status tc__vm_overflow_error(const tc_ir_stmt *st, const char *name, tc_error *err) {
+    return tc__set_error(err, TC_ERR_LIMIT, "`%s` (line %d): index arithmetic of %s overflows int64",
+                         st->text ? st->text : "?", st->line, name);
+}
+
 /* "`stmt` (line L) reads T at indices lo..hi in dimension d, whose extent is e". */
 TC__PRIVATE tc_status tc__vm_span_error(const tc_ir_stmt *st, const char *verb, const char *name,
                                         int64_t lo, int64_t hi, int d, int64_t extent,
@@ -11148,7 +11154,7 @@ TC__PRIVATE tc_status tc__vm_plan_read(tc_plan *P, tc__vm_splan *sp, int slot, t
         if (ok && !sp->any_empty)
             ok = tc__vm_affine_span(ix->coef, P->sx[ix->offset], sp->n_loops, sp->lo, sp->hi, &lo,
                                     &hi);
-        if (!ok) return tc__set_error(err, TC_ERR_LIMIT, "index arithmetic of %s overflows", t->name);
+        if (!ok) return tc__vm_overflow_error(sp->st, t->name, err);
         if (!sp->any_empty && (lo < 0 || hi >= P->ext[rd->tensor][d])) {
             if (rd->masked && !rd->gather) rp->checked = 1;
             else return tc__vm_span_error(sp->st, "reads", t->name, lo, hi, d,
@@ -13018,8 +13024,7 @@ TC__PRIVATE tc_status tc__vm_check_spans(const tc_ir_def *ir, const int64_t *sx,
                 int64_t min, max;
                 if (!ix->affine) continue; /* a gather: checked per element */
                 if (!tc__vm_affine_span(ix->coef, sx[ix->offset], st->n_loops, lo, hi, &min, &max))
-                    return tc__set_error(err, TC_ERR_LIMIT, "index arithmetic of %s overflows",
-                                         t->name);
+                    return tc__vm_overflow_error(st, t->name, err);
                 if (min < 0 || max >= sx[t->extent[d]])
                     return tc__vm_span_error(st, "reads", t->name, min, max, d, sx[t->extent[d]],
                                              err);
