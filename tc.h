@@ -2375,18 +2375,38 @@ TC__PRIVATE int tc__parse_assign(tc__parser *P, tc__stmt *s) {
                                  s->lhs, s->n_idx ? "(...)" : "");
 }
 
+/* Whether s[0..n) names a tensor of d so far: a parameter, an output, or
+   a tensor an earlier statement writes. */
+TC__PRIVATE int tc__parse_is_local(const tc__def *d, const char *s, size_t n) {
+    int i, j;
+#define TC__NAME_IS(name) ((name) && strlen(name) == n && memcmp((name), s, n) == 0)
+    for (i = 0; i < d->n_inputs; i++)
+        if (TC__NAME_IS(d->inputs[i].name)) return 1;
+    for (i = 0; i < d->n_outputs; i++)
+        if (TC__NAME_IS(d->outputs[i].name)) return 1;
+    for (i = 0; i < d->n_stmts; i++) {
+        if (TC__NAME_IS(d->stmts[i].lhs)) return 1;
+        for (j = 0; j < d->stmts[i].n_outs; j++)
+            if (TC__NAME_IS(d->stmts[i].outs[j])) return 1;
+    }
+#undef TC__NAME_IS
+    return 0;
+}
+
 /* Decides `s = f(x, y)`: a def call when f names a def defined earlier and
-   the right side is exactly f applied to names; otherwise the statement is
-   a 0-rank comprehension (f a tensor read, builtin or cast). The current
-   token is '='; scans ahead on a quiet copy of the lexer. */
-TC__PRIVATE int tc__parse_is_call(const tc__parser *P) {
+   no tensor of d, and the right side is exactly f applied to names;
+   otherwise the statement is a 0-rank comprehension (f a tensor read,
+   builtin or cast). The current token is '='; scans ahead on a quiet copy
+   of the lexer. */
+TC__PRIVATE int tc__parse_is_call(const tc__parser *P, const tc__def *d) {
     tc__lexer L = P->L;
     tc__token t;
     int known;
     L.quiet = 1;
     tc__lex_next(&L, &t);
     if (t.kind != TC__T_IDENT) return 0;
-    known = tc__ast_def_named(P->ast, P->C->src + t.span.offset, (size_t)t.span.length) >= 0;
+    known = tc__ast_def_named(P->ast, P->C->src + t.span.offset, (size_t)t.span.length) >= 0 &&
+            !tc__parse_is_local(d, P->C->src + t.span.offset, (size_t)t.span.length);
     tc__lex_next(&L, &t);
     if (!known || t.kind != TC__T_LPAREN) return 0;
     tc__lex_next(&L, &t);
@@ -2441,10 +2461,10 @@ TC__PRIVATE int tc__parse_call_stmt(tc__parser *P, tc__stmt *s, tc__span first) 
 
 /* stmt -> call_stmt
  *       | IDENT [lhs_indices] assign expr [where_list]         comprehension */
-TC__PRIVATE int tc__parse_stmt(tc__parser *P, tc__stmt *s) {
+TC__PRIVATE int tc__parse_stmt(tc__parser *P, const tc__def *d, tc__stmt *s) {
     tc__span first = P->tok.span;
     s->lhs = tc__parse_take_name(P, &s->lhs_span);
-    if (P->tok.kind == TC__T_COMMA || (P->tok.kind == TC__T_ASSIGN && tc__parse_is_call(P)))
+    if (P->tok.kind == TC__T_COMMA || (P->tok.kind == TC__T_ASSIGN && tc__parse_is_call(P, d)))
         return tc__parse_call_stmt(P, s, first);
     if (P->tok.kind == TC__T_LPAREN && !tc__parse_lhs_indices(P, s)) return 0;
     if (!tc__parse_assign(P, s)) return 0;
@@ -2570,7 +2590,7 @@ TC__PRIVATE int tc__parse_body(tc__parser *P, tc__def *d) {
         if (P->tok.kind != TC__T_IDENT)
             return tc__parse_error_found(P, TC_ERR_SYNTAX,
                                          "expected a statement like C(i) = A(i) + 1");
-        if (!tc__parse_stmt(P, &s) ||
+        if (!tc__parse_stmt(P, d, &s) ||
             !tc__parse_push(P, (void **)&d->stmts, &d->n_stmts, &cap, &s, sizeof s))
             return 0;
     }

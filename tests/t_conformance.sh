@@ -984,4 +984,13 @@ with np.errstate(all='ignore'):
 for k, w in want.items():
     w = w.astype(f32)
     assert np.array_equal(o[k], w, equal_nan=True), (k, o[k], w)"
+py "a tensor named like an earlier def is read, not called (SEMANTICS.md 2: a call names a def)" "
+S = ('def sq(float(N) X) -> (Y) { Y(i) = X(i) * X(i) }\n'
+     'def t(float(N) sq, int32 K) -> (S, T) {\n  S = sq(K)\n  T(i) = sq(i)\n}\n'
+     'def u(float(N) A) -> (V, W) {\n  sq(i) = A(i) + 1\n  V = sq(N - 1)\n  W = sq(0)\n}')
+x = rnd(4)
+o = ok_run(S, 't', sq=x, K=np.array(2, np.int32))
+assert o['S'] == x[2] and np.array_equal(o['T'], x), o
+o = ok_run(S, 'u', A=x)
+assert o['V'] == x[3] + f32(1) and o['W'] == x[0] + f32(1), o"
 echo "RESULT $pass $fail"
