@@ -10595,13 +10595,22 @@ TC__PRIVATE int64_t tc__vm_read_offset(const tc__vm_splan *sp, const tc__vm_rpla
     return off;
 }
 
+/* v: the index as computed, in int64; a uint64 gather index (converted to
+   int64 for the offset) is shown as the value it holds: 2^64 - 1, not -1. */
 TC__PRIVATE int tc__vm_bounds_error(tc__vm_run *R, int slot, int dim, int64_t v) {
     const tc__vm_stmt *vs = R->sp->vs;
     const tc_ir_tensor *t = &R->P->ir->tensors[vs->reads[slot].tensor];
+    const tc_ir_index *ix = &vs->ir->nodes[vs->reads[slot].node].index[dim];
+    char num[24];
+    const tc_ir_node *in = ix->affine ? NULL : &vs->ir->nodes[ix->node];
+    if (in && in->op == TC_IR_CAST) in = &vs->ir->nodes[in->args[0]]; /* int64(uint64) */
+    if (in && in->dtype == TC_UINT64)
+        snprintf(num, sizeof num, "%llu", (unsigned long long)(uint64_t)v);
+    else
+        snprintf(num, sizeof num, "%lld", (long long)v);
     tc__set_error(&R->T->err, TC_ERR_BOUNDS,
-                  "index %lld out of range [0, %lld) in dimension %d of %s, read by `%s` "
-                  "(line %d)",
-                  (long long)v, (long long)R->P->ext[vs->reads[slot].tensor][dim], dim, t->name,
+                  "index %s out of range [0, %lld) in dimension %d of %s, read by `%s` (line %d)",
+                  num, (long long)R->P->ext[vs->reads[slot].tensor][dim], dim, t->name,
                   vs->ir->text ? vs->ir->text : "?", vs->ir->line);
     return 0;
 }

@@ -131,7 +131,7 @@ TC_OCL_API void tc_ocl_tensor_free(tc_ocl_runner *r, tc_tensor *t); /* data set 
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdio.h> /* vsnprintf only */
+#include <stdio.h> /* snprintf and vsnprintf only */
 #include <stdlib.h>
 #include <string.h>
 
@@ -2605,20 +2605,35 @@ TC__OCL_PRIVATE tc_status tc__ocl_job_launch(tc__ocl_job *J, tc_error *err) {
     return TC_OK;
 }
 
+/* Whether a gather index is a uint64 value (converted to int64 for the
+   offset): its error shows the value it holds, 2^64 - 1, not -1. */
+TC__OCL_PRIVATE int tc__ocl_index_u64(const tc_ir_stmt *st, const tc_ir_index *ix) {
+    const tc_ir_node *in;
+    if (ix->affine) return 0;
+    in = &st->nodes[ix->node];
+    if (in->op == TC_IR_CAST) in = &st->nodes[in->args[0]];
+    return in->dtype == TC_UINT64;
+}
+
 /* The gather that set error code `code`, in the VM's words. */
 TC__OCL_PRIVATE tc_status tc__ocl_bounds_error(tc__ocl_job *J, const int *e, tc_error *err) {
     const tc_ir_def *ir = J->ir;
     int s, i, code = 0;
     int64_t v = (int64_t)(((uint64_t)(uint32_t)e[3] << 32) | (uint64_t)(uint32_t)e[2]);
+    char num[24];
     for (s = 0; s < ir->n_stmts; s++)
         for (i = 0; i < ir->stmts[s].n_nodes; i++) {
             const tc_ir_node *nd = &ir->stmts[s].nodes[i];
             if (!tc__ocl_is_gather(ir, nd) || ++code != e[0]) continue;
             if (e[1] < 0 || e[1] >= ir->tensors[nd->tensor].rank) break;
+            if (tc__ocl_index_u64(&ir->stmts[s], &nd->index[e[1]]))
+                snprintf(num, sizeof num, "%llu", (unsigned long long)(uint64_t)v);
+            else
+                snprintf(num, sizeof num, "%lld", (long long)v);
             return tc__ocl_error(err, TC_ERR_BOUNDS,
-                                 "index %lld out of range [0, %lld) in dimension %d of %s, read by "
+                                 "index %s out of range [0, %lld) in dimension %d of %s, read by "
                                  "`%s` (line %d)",
-                                 (long long)v,
+                                 num,
                                  (long long)J->sx[ir->tensors[nd->tensor].extent[e[1]]], e[1],
                                  ir->tensors[nd->tensor].name,
                                  ir->stmts[s].text ? ir->stmts[s].text : "?", ir->stmts[s].line);

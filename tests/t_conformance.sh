@@ -993,4 +993,9 @@ o = ok_run(S, 't', sq=x, K=np.array(2, np.int32))
 assert o['S'] == x[2] and np.array_equal(o['T'], x), o
 o = ok_run(S, 'u', A=x)
 assert o['V'] == x[3] + f32(1) and o['W'] == x[0] + f32(1), o"
+py "6 an out-of-range uint64 gather index is named by the value it holds" "
+S = 'def g(float(N) A, uint64(M) I) -> (C) { C(i) = A(I(i)) }'
+fails(S, None, 'index 18446744073709551615 out of range [0, 5)', 'C(i) = A(I(i))',
+      A=rnd(5), I=np.array([0, 2**64 - 1, 1], np.uint64))
+fails(S, None, 'index 9223372036854775808 out of range', A=rnd(5), I=np.array([2**63], np.uint64))"
 echo "RESULT $pass $fail"
