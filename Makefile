@@ -107,6 +107,8 @@ $(BUILD)/test/tc_impl_native.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test
 $(BUILD)/test/t_native: tests/t_kernels.c $(BUILD)/test/tc_impl_native.o
 # t_stream is t_kernels with streaming stores and the fma kernels forced on
 $(BUILD)/test/t_stream $(BUILD)/test-san/t_stream: tests/t_kernels.c
+# t_npy includes the CLI's .npy reader and writer
+$(BUILD)/test/t_npy $(BUILD)/test-san/t_npy: tools/npy.h
 $(BUILD)/test-tsan/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-tsan
 	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< $(filter %.o,$^) -o $@ $(LIBS)
 

@@ -218,6 +218,15 @@ static void test_errors(void) {
         fclose(f);
     }
     CHECK(load_err("short.npy", "truncated .npy header"));
+    f = fopen(tmp_path("nul.npy"), "wb"); /* numpy refuses it: text after the dict, past a NUL */
+    if (f) {
+        static const char h[] = "\x93NUMPY\x01\x00\x46\x00{'descr': '<f4', 'fortran_order': False, "
+                                "'shape': (2,), }\0JUNK       \n";
+        fwrite(h, 1, sizeof h - 1, f);
+        fwrite(z, 1, 8, f);
+        fclose(f);
+    }
+    CHECK(load_err("nul.npy", "NUL byte"));
     CHECK(load_err("missing.npy", "cannot open"));
     memset(&t, 0, sizeof t);
     t.dtype = TC_FLOAT32;

@@ -302,6 +302,11 @@ NPY__FN int npy__load_file(FILE *f, tc_tensor *out, char *err, size_t cap) {
         return -1;
     }
     h[hlen] = '\0';
+    if (memchr(h, '\0', hlen)) { /* the parse below stops at a NUL: what follows would go unchecked */
+        free(h);
+        npy__err(err, cap, "bad .npy header: it holds a NUL byte");
+        return -1;
+    }
     if (npy__parse_header(h, &t, &order, err, cap)) {
         free(h);
         return -1;
