@@ -1454,8 +1454,8 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
             if (!TC__UTF8_CONT(start[i])) tc__bprintf(&b, "%c", start[i] == '\t' ? '\t' : ' ');
         tc__bprintf(&b, "^");
         if (len > (int)(end - start) - n) len = (int)(end - start) - n;
-        for (i = 1; i < len; i++)
-            if (!TC__UTF8_CONT(start[n + i])) tc__bprintf(&b, "~");
+        for (i = 1; i < len; i++) /* a tab stays a tab, so the ~ keep up with the line */
+            if (!TC__UTF8_CONT(start[n + i])) tc__bprintf(&b, "%c", start[n + i] == '\t' ? '\t' : '~');
         tc__bprintf(&b, "\n");
     }
     return tc__buf_done(&b);

@@ -548,7 +548,12 @@ static void test_error_format(void) {
     strcpy(plain.msg, "shape mismatch");
     n = tc_error_format(&plain, "x.tc", src, buf, sizeof buf); /* line 0: no caret */
     CHECKF(n > 0 && strstr(buf, "shape mismatch") && !strchr(buf, '^'), "%s", buf);
-    /* errors from every phase carry line:col */
+    /* a tab in the underlined span stays a tab, as before the caret */
+    cd.source = "def f(float(N) a) -> (b) {\n\tb(i) =\tfma(a(i),\t\ta(i))\n}";
+    CHECK(tc_compile(&cd, &p, &err) != TC_OK && err.line == 2 && err.col == 9);
+    tc_error_format(&err, "x.tc", cd.source, buf, sizeof buf);
+    l3 = strstr(buf, "))\n");
+    CHECKF(l3 && strcmp(l3 + 3, "\t      \t^~~~~~~~~\t\t~~~~~\n") == 0, "[%s]", l3 ? l3 + 3 : buf);
     cd.source = "def f(float(N) a) -> (b) {\n  b(i) = c(i)\n}";
     CHECK(tc_compile(&cd, &p, &err) == TC_ERR_NAME && err.line == 2 && err.col == 10);
     cd.source = "def f(float(N) a) -> (b) {\n  b(i) +=! a(i + j)\n}";
