@@ -5091,14 +5091,15 @@ TC__PRIVATE int tc__lower_call_args(tc__sema *S, tc__sm_env *E, tc__sm_env *CE, 
                             "%s is read before any statement writes it", s->args[i]);
         if (S->t[t].dtype != p->dtype)
             return tc__fail(S->C, TC_ERR_TYPE, s->arg_spans[i],
-                            "argument %d of %s: %s is %s, but %s is %s", i + 1, s->callee,
-                            s->args[i], tc_dtype_name(S->t[t].dtype), p->name,
-                            tc_dtype_name(p->dtype));
+                            "argument %d of %s: %s is %s, but %s's parameter %s is %s", i + 1,
+                            s->callee, s->args[i], tc_dtype_name(S->t[t].dtype), s->callee,
+                            p->name, tc_dtype_name(p->dtype));
         if (S->t[t].rank != p->rank)
             return tc__fail(S->C, TC_ERR_SHAPE, s->arg_spans[i],
-                            "argument %d of %s: %s has %d dimension%s, but %s has %d", i + 1,
-                            s->callee, s->args[i], S->t[t].rank, S->t[t].rank == 1 ? "" : "s",
-                            p->name, p->rank);
+                            "argument %d of %s: %s has %d dimension%s, but %s's parameter %s "
+                            "has %d",
+                            i + 1, s->callee, s->args[i], S->t[t].rank, S->t[t].rank == 1 ? "" : "s",
+                            s->callee, p->name, p->rank);
         if (!tc__sm_bind(S, CE, p->name, TC__SM_TENSOR, t) ||
             !tc__lower_bind_dims(S, CE, s, i, t, p))
             return 0;

@@ -695,7 +695,7 @@ static void test_shape_errors(void) {
     expect_error("def g(float(N, N) X) -> (Y) { Y(i) = X(i, i) }\ndef f(float(4, 5) A) -> (B) { B = g(A) }",
                  TC_ERR_SHAPE, 2, 37, "dimension 1 of A is 5, but g needs 4");
     expect_error("def g(float(N) X) -> (Y) { Y(i) = X(i) }\ndef f(float(4, 5) A) -> (B) { B = g(A) }",
-                 TC_ERR_SHAPE, 2, 37, "A has 2 dimensions, but X has 1");
+                 TC_ERR_SHAPE, 2, 37, "A has 2 dimensions, but g's parameter X has 1");
 }
 
 /* ---- Lets, exists, ?: ------------------------------------------------------ */
@@ -809,7 +809,7 @@ static void test_calls(void) {
     CHECK(D && tensor("U")->dtype == TC_FLOAT64 && tensor("V")->dtype == TC_BOOL);
     /* errors at the call */
     expect_error("def g(float(N) A) -> (B) { B(i) = A(i) }\ndef f(double(N) X) -> (Y) { Y = g(X) }",
-                 TC_ERR_TYPE, 2, 35, "argument 1 of g: X is float64, but A is float32");
+                 TC_ERR_TYPE, 2, 35, "argument 1 of g: X is float64, but g's parameter A is float32");
     expect_error("def g(float(N) A) -> (B) { B(i) = A(i) }\ndef f(float(N) X) -> (Y) { Y = g(X, X) }",
                  TC_ERR_TYPE, 2, 28, "g takes 1 input and returns 1; the call has 2 and 1");
     /* one result and an unknown callee: the parser reads a 0-rank statement */
