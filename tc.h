@@ -4216,15 +4216,23 @@ TC__PRIVATE tc__sm_val tc__sm_call(tc__sm_stmt *st, const tc__expr *e) {
     return tc__sm_fail_val();
 }
 
+/* The checker recurses once per operand of a chain too (a + b + c is
+   (a + b) + c): past this depth it fails with a message that says so. */
+TC__PRIVATE int tc__sm_too_deep(tc__sm_stmt *st, int depth, const tc__expr *e) {
+    if (depth <= 4 * st->S->C->max_depth + 64) return 0;
+    tc__fail(st->S->C, TC_ERR_LIMIT, e->span,
+             "expression too long or nested too deeply: more than %d operations in one chain "
+             "(each + of a + b + ... counts) or nesting; split it with a temporary",
+             4 * st->S->C->max_depth + 64);
+    return 1;
+}
+
 /* The typed node of e. hint: the other operand type a literal sees, or -1. */
 TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint) {
     tc__sm_val v = tc__sm_fail_val();
     int id, sx;
     if (st->S->C->failed) return v;
-    if (++st->depth > 4 * st->S->C->max_depth + 64) {
-        tc__fail(st->S->C, TC_ERR_LIMIT, e->span, "expression nested too deeply");
-        return v;
-    }
+    if (tc__sm_too_deep(st, ++st->depth, e)) return v;
     switch (e->kind) {
     case TC__E_INT: case TC__E_FLOAT: v = tc__sm_literal(st, e, hint); break;
     case TC__E_IDENT:
@@ -4274,8 +4282,7 @@ TC__PRIVATE int tc__sm_add_var(tc__sm_stmt *st, const char *name, tc__span sp, i
    are followed where they are used). */
 TC__PRIVATE int tc__sm_collect(tc__sm_stmt *st, const tc__expr *e, int depth) {
     int i, li;
-    if (depth > 4 * st->S->C->max_depth + 64)
-        return tc__fail(st->S->C, TC_ERR_LIMIT, e->span, "expression nested too deeply");
+    if (tc__sm_too_deep(st, depth, e)) return 0;
     if (e->kind == TC__E_IDENT) {
         li = tc__sm_let_find(st, e->name);
         if (li >= 0) {

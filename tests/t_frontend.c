@@ -853,6 +853,11 @@ static void test_performance_shape(void) {
     snprintf(src + n, sizeof src - n, ", l40 = i }");
     CHECK(compile(src));
     CHECK(D && stmt(0)->n_nodes < 100 && stmt(0)->nodes[stmt(0)->value].op == TC_IR_READ);
+    /* a chain of 1,100 sums: the checker's limit, with a message that says so */
+    n = (size_t)snprintf(src, sizeof src, "def f(float(N) A) -> (B) { B(i) = A(i)");
+    for (i = 0; i < 1100; i++) n += (size_t)snprintf(src + n, sizeof src - n, " + A(i)");
+    snprintf(src + n, sizeof src - n, " }");
+    expect_error(src, TC_ERR_LIMIT, 1, 35, "too long or nested too deeply: more than 1088");
     /* rank limit on a left-hand side (the parser reports it, at the 9th index) */
     expect_error("def f(float(N) A) -> (B) { B(a,b,c,d,e,f,g,h,k) = A(a) }", TC_ERR_LIMIT, 1, 46, NULL);
 }
