@@ -1619,6 +1619,10 @@ TC__PRIVATE size_t tc__lex_int_suffix(tc__lexer *L, size_t p, int *lit) {
     return p;
 }
 
+/* C's floating suffixes f and l, any case. Neither changes the type: a
+   float literal is float32 (SEMANTICS.md 1), float64 beside a float64. */
+TC__PRIVATE int tc__lex_is_fsuffix(int c) { return (c | 0x20) == 'f' || (c | 0x20) == 'l'; }
+
 /* A number run into letters at p: the error, with a hint. */
 TC__PRIVATE int tc__lex_bad_number(tc__lexer *L, tc__token *t, size_t start, size_t p,
                                    int is_float) {
@@ -1714,7 +1718,7 @@ TC__PRIVATE double tc__lex_hexfloat_value(const char *s, size_t n, double *f32) 
 }
 
 /* hex      -> '0' ('x' | 'X') hexdigit {hexdigit} [suffix]
- *           | '0' ('x' | 'X') hexdigits ['.' [hexdigits]] ('p' | 'P') ['+' | '-'] digits ['f' | 'F']
+ *           | '0' ('x' | 'X') hexdigits ['.' [hexdigits]] ('p' | 'P') ['+' | '-'] digits [fsuffix]
  *             (a C99 hex float, float32 like every literal with an exponent) */
 TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
     size_t p = start + 2, q;
@@ -1737,7 +1741,7 @@ TC__PRIVATE int tc__lex_hex(tc__lexer *L, tc__token *t, size_t start) {
             while (tc__lex_is_digit(tc__lex_at(L, x))) x++;
             t->kind = TC__T_FLOAT;
             t->fval = tc__lex_hexfloat_value(L->src + start, x - start, &t->fval32);
-            if ((tc__lex_at(L, x) | 0x20) == 'f') x++;
+            if (tc__lex_is_fsuffix(tc__lex_at(L, x))) x++;
             if (!tc__lex_is_word(tc__lex_at(L, x)) && tc__lex_at(L, x) != '.') {
                 if (t->fval > DBL_MAX)
                     return tc__lex_error(L, t, start, x, "number %.*s is too large for float64",
@@ -1791,7 +1795,7 @@ TC__PRIVATE int tc__lex_decimal_int(tc__lexer *L, tc__token *t, size_t start, si
 
 /* number   -> hex | digits [suffix] | digits exponent [fsuffix]
  *           | digits '.' [digits] [exponent] [fsuffix] | '.' digits [exponent] [fsuffix]
- * exponent -> ('e' | 'E') ['+' | '-'] digits        fsuffix -> 'f' | 'F'
+ * exponent -> ('e' | 'E') ['+' | '-'] digits        fsuffix -> 'f' | 'F' | 'l' | 'L'
  * As in C, digits starting with 0 are octal, and an integer's suffix
  * (tc__lex_int_suffix) may make it unsigned or 64-bit. */
 TC__PRIVATE int tc__lex_number(tc__lexer *L, tc__token *t, size_t start) {
@@ -1817,7 +1821,7 @@ TC__PRIVATE int tc__lex_number(tc__lexer *L, tc__token *t, size_t start) {
     }
     mant_end = p;
     if (!is_float) return tc__lex_decimal_int(L, t, start, p);
-    if ((tc__lex_at(L, p) | 0x20) == 'f') p++;
+    if (tc__lex_is_fsuffix(tc__lex_at(L, p))) p++;
     if (tc__lex_is_word(tc__lex_at(L, p))) return tc__lex_bad_number(L, t, start, p, 1);
     t->span = tc__lex_span(L, start, p);
     t->kind = TC__T_FLOAT;
@@ -2673,7 +2677,8 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      Literals follow SEMANTICS.md §1 and promote by §3: an integer literal
      is int32 (int64 when it does not fit; C's suffixes make it unsigned or
      64-bit, 10u is uint32; hex and octal digits as in C, 0xFFFFFFFF int64
-     by its value, above INT64_MAX uint64), a float literal float32, so
+     by its value, above INT64_MAX uint64), a float literal float32 (C's
+     suffixes f and l are accepted and change nothing), so
      int8 + 1 is int32 and half * 2.0 is float32. One refinement: a float
      literal that promotes to float64 keeps its exact decimal value (0.1 is
      the double 0.1, not the float 0.1f widened), so exact double

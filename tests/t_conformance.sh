@@ -998,4 +998,11 @@ S = 'def g(float(N) A, uint64(M) I) -> (C) { C(i) = A(I(i)) }'
 fails(S, None, 'index 18446744073709551615 out of range [0, 5)', 'C(i) = A(I(i))',
       A=rnd(5), I=np.array([0, 2**64 - 1, 1], np.uint64))
 fails(S, None, 'index 9223372036854775808 out of range', A=rnd(5), I=np.array([2**63], np.uint64))"
+py "1 C's floating suffixes f and l: neither changes the literal's type" "
+S = ('def f(float(N) X, double(N) D) -> (a, b) {\n  a(i) = X(i) * 1.5L + 1e2l - 0x1p3L + 2.5f\n'
+     '  b(i) = D(i) + 0.1L\n}')
+x, d = rnd(3), rnd(3, dtype=np.float64)
+o = ok_run(S, X=x, D=d)
+assert o['a'].dtype == f32 and o['b'].dtype == np.float64
+assert close(o['a'], x * f32(1.5) + f32(100) - f32(8) + f32(2.5)) and np.array_equal(o['b'], d + 0.1)"
 echo "RESULT $pass $fail"
