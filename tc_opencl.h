@@ -1186,7 +1186,8 @@ TC__OCL_PRIVATE void tc__ocl_put_combine(tc__ocl_str *s, tc_reduce r, tc_dtype t
         if (t == TC_BOOL) tc__ocl_printf(s, "%s %s %s", acc, r == TC_REDUCE_MIN ? "&" : "|", v);
         else if (tc__ocl_is_float(t))
             tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", acc, v);
-        else tc__ocl_printf(s, "%s(%s, %s)", mm, acc, v);
+        else /* v cast: a ?: of uchar operands is an int in C, and max(uchar, int) is ambiguous */
+            tc__ocl_printf(s, "%s(%s, (%s)(%s))", mm, acc, tc__ocl_ctype(t), v);
         break;
     }
     case TC_REDUCE_COUNT: break;

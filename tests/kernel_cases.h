@@ -423,6 +423,13 @@ static const kc_case kc_cases[] = {
      "    a(i) = float(half(F(i) * 3000)) - F(i) * 3000\n    b(i) = double(half(D(i) * 70000))\n"
      "    c(i) = half(I(i)) + 0.5\n    d(i) = half(D(i) + 1) - 1\n}\n",
      "N=1500", "F=-30:30 D=-1:1 I=-70000:70000", KC_EXACT, 0},
+    /* min= / max= of a ?: on 8- and 16-bit integers (a ?: of uchar is an int in
+       OpenCL C, and max(uchar, int) is ambiguous there) */
+    {"reduce-minmax-select",
+     "def rms(uint8(M,N) X, uint8(M,N) Y, int16(M,N) S, int16(M,N) T) -> (a, b, c) {\n"
+     "    a(i) max=! (X(i,j) > Y(i,j) ? X(i,j) : Y(i,j) / 2)\n"
+     "    b(i) min=! (S(i,j) < 0 ? S(i,j) : T(i,j))\n    c(i) = X(i,0) / 3\n    c(i) max= (X(i,j) > 9 ? X(i,j) : Y(i,j) % 5)\n}\n",
+     "M=20 N=9", "X=* Y=* S=-300:300 T=-300:300", KC_EXACT, 0},
     {"reduce-bool", "def bred(bool(M,N) X) -> (a, o) { a(i) min=! X(i,j)\n o(i) max=! X(i,j) }",
      "M=20 N=3", 0, KC_EXACT, 0},
     {"init-no-reduction", "def pw(float(N) X) -> (T) { T(i) *=! X(i-1) }", "N=7", 0, KC_EXACT, 0},
