@@ -1443,11 +1443,10 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
     if (src && e->line > 0 && e->offset >= 0 && (size_t)e->offset <= strlen(src)) {
         const char *start = src + e->offset, *end;
         int i, n, len = e->length > 0 ? e->length : 1;
-        while (start > src && start[-1] != '\n') start--;
+        while (start > src && start[-1] != '\n' && start[-1] != '\r') start--;
         if (start == src && strncmp(src, TC__UTF8_BOM, 3) == 0) start += 3;
         end = start;
-        while (*end && *end != '\n') end++;
-        if (end > start && end[-1] == '\r') end--; /* CRLF: the line without its \r */
+        while (*end && *end != '\n' && *end != '\r') end++; /* \n, \r\n or \r ends a line */
         n = (int)(src + e->offset - start);
         tc__bprintf(&b, "%.*s\n", (int)(end - start), start);
         for (i = 0; i < n; i++) /* a column per character, as for the ~ below */
@@ -1539,18 +1538,19 @@ TC__PRIVATE int tc__lex_error(tc__lexer *L, tc__token *t, size_t start, size_t e
 }
 
 /* space -> { ' ' | '\t' | '\r' | '\n' | '\f' | '\v' | comment }
- * comment -> ('#' | '//') { any byte but '\n' } */
+ * comment -> ('#' | '//') { any byte but '\n' and '\r' }
+ * A line ends at \n, \r\n or a lone \r (old Mac files), as in Python. */
 TC__PRIVATE void tc__lex_skip_space(tc__lexer *L) {
     for (;;) {
         int c = tc__lex_at(L, L->pos);
-        if (c == '\n') {
+        if (c == '\n' || (c == '\r' && tc__lex_at(L, L->pos + 1) != '\n')) {
             L->pos++;
             L->line++;
             L->line_start = L->pos;
         } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
             L->pos++;
         } else if (c == '#' || (c == '/' && tc__lex_at(L, L->pos + 1) == '/')) {
-            while (L->pos < L->len && L->src[L->pos] != '\n') L->pos++;
+            while (L->pos < L->len && L->src[L->pos] != '\n' && L->src[L->pos] != '\r') L->pos++;
         } else {
             return;
         }
@@ -3372,7 +3372,7 @@ TC__PRIVATE size_t tc__sm_text(const tc__sema *S, tc__span sp, char *buf, size_t
     for (; i < end && n + 1 < cap; i++) {
         char c = s[i];
         if (c == '#' || (c == '/' && i + 1 < end && s[i + 1] == '/')) {
-            while (i < end && s[i] != '\n') i++;
+            while (i < end && s[i] != '\n' && s[i] != '\r') i++;
             space = n > 0;
             continue;
         }

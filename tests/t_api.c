@@ -548,6 +548,12 @@ static void test_error_format(void) {
     strcpy(plain.msg, "shape mismatch");
     n = tc_error_format(&plain, "x.tc", src, buf, sizeof buf); /* line 0: no caret */
     CHECKF(n > 0 && strstr(buf, "shape mismatch") && !strchr(buf, '^'), "%s", buf);
+    /* a lone \r ends the line shown, as \n and \r\n do */
+    cd.source = "def f(float(N) a) -> (b) {\r  b(i) = c(i)\r}\r";
+    CHECK(tc_compile(&cd, &p, &err) != TC_OK && err.line == 2 && err.col == 10);
+    tc_error_format(&err, "x.tc", cd.source, buf, sizeof buf);
+    l2 = strchr(buf, '\n');
+    CHECKF(l2 && strcmp(l2 + 1, "  b(i) = c(i)\n         ^\n") == 0, "%s", buf);
     /* a tab in the underlined span stays a tab, as before the caret */
     cd.source = "def f(float(N) a) -> (b) {\n\tb(i) =\tfma(a(i),\t\ta(i))\n}";
     CHECK(tc_compile(&cd, &p, &err) != TC_OK && err.line == 2 && err.col == 9);

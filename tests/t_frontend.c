@@ -834,6 +834,14 @@ static void test_text_and_lines(void) {
     if (!D) return;
     CHECK_STR(stmt(0)->text, "B(i) = A(i) * 2.0");
     CHECK(stmt(0)->line == 3 && D->line == 2);
+    /* a lone \r ends a line (old Mac files), also a comment's */
+    CHECK(compile("# a comment\rdef f(float(N) A) -> (B) {\r  B(i)   =\r    A(i)  # trailing\r"
+                  "    * 2.0 // more\r}"));
+    if (!D) return;
+    CHECK_STR(stmt(0)->text, "B(i) = A(i) * 2.0");
+    CHECK(stmt(0)->line == 3 && D->line == 2);
+    expect_error("def f(float(N) A) -> (B)\r{\r  B(i) = C(i)\r}\r", TC_ERR_NAME, 3, 10, "C");
+    expect_error("def f(float(N) A) -> (B)\r\n{\r  B(i) = C(i)\n}\r", TC_ERR_NAME, 3, 10, "C");
 }
 
 static void test_performance_shape(void) {

@@ -356,8 +356,8 @@ static int nul_byte_error(const char *file, const char *src) {
     memset(&e, 0, sizeof e);
     e.code = TC_ERR_SYNTAX;
     e.line = 1;
-    for (p = src; *p; p++)
-        if (*p == '\n') {
+    for (p = src; *p; p++) /* \n, \r\n or a lone \r ends a line, as in the lexer */
+        if (*p == '\n' || (*p == '\r' && p[1] != '\n')) {
             e.line++;
             line_start = p + 1;
         }
