@@ -14337,10 +14337,12 @@ TC__PRIVATE void tc__vm_free_new_outputs(const tc_plan *P, tc_tensor *out, const
         }
 }
 
-/* Outputs with data NULL are allocated zeroed; dtype, rank, shape filled. */
+/* Outputs with data NULL are allocated zeroed (only data is set: the rest
+   of the caller's descriptor changes once the run succeeds,
+   tc__vm_describe_outputs). */
 TC__PRIVATE tc_status tc__vm_alloc_outputs(const tc_plan *P, tc_tensor *out, int *fresh,
                                            tc_error *err) {
-    int i, d, base = P->ir->n_inputs;
+    int i, base = P->ir->n_inputs;
     for (i = 0; i < P->ir->n_outputs; i++) fresh[i] = 0; /* all: a failure frees only these */
     for (i = 0; i < P->ir->n_outputs; i++) {
         const tc_ir_tensor *t = &P->ir->tensors[base + i];
@@ -14353,12 +14355,22 @@ TC__PRIVATE tc_status tc__vm_alloc_outputs(const tc_plan *P, tc_tensor *out, int
         }
         memset(out[i].data, 0, bytes ? bytes : 1);
         fresh[i] = 1;
+    }
+    return TC_OK;
+}
+
+/* After a run that succeeded: the outputs it allocated get their dtype,
+   rank, shape and (C-order) strides. */
+TC__PRIVATE void tc__vm_describe_outputs(const tc_plan *P, tc_tensor *out, const int *fresh) {
+    int i, d, base = P->ir->n_inputs;
+    for (i = 0; i < P->ir->n_outputs; i++) {
+        const tc_ir_tensor *t = &P->ir->tensors[base + i];
+        if (!fresh[i]) continue;
         out[i].dtype = t->dtype;
         out[i].rank = t->rank;
         out[i].strides = NULL;
         for (d = 0; d < TC_MAX_RANK; d++) out[i].shape[d] = d < t->rank ? P->ext[base + i][d] : 0;
     }
-    return TC_OK;
 }
 
 /* Whether some gather's indices come from data the def computes: those are
@@ -14447,6 +14459,7 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
         if (rc == TC_OK && (P->unchecked || i == ir->n_outputs))
             rc = tc__vm_run_stmts(P, d->pool, err);
         if (rc != TC_OK) tc__vm_free_new_outputs(P, d->outputs, fresh);
+        else tc__vm_describe_outputs(P, d->outputs, fresh);
     }
     if (fresh != fresh_local) tc__mem_free(&P->prog->alloc, fresh);
     return rc;

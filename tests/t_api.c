@@ -337,6 +337,34 @@ static void test_untouched_on_failure(void) {
     CHECKF(st == TC_ERR_SHAPE && api_untouched(ebuf, 3) && api_untouched(abuf, 20), "%s %s",
            tc_status_name(st), err.msg);
     tc_program_free(p);
+    /* outputs the library allocates: a failed run (a gather through computed
+       indices, found as the run goes) leaves their descriptors as given */
+    p = api_compile("def g(float(N) X, int32(L) Idx) -> (I2, E) { I2(l) = Idx(l) + 1\n"
+                    "    E(l) = X(I2(l)) }");
+    if (!p) return;
+    {
+        tc_tensor given[2];
+        int32_t bad[3] = {0, 4, 1}; /* 4 + 1 is past X */
+        memset(out, 0, sizeof out);
+        out[1].dtype = TC_FLOAT64; /* whatever the caller left there stays */
+        out[1].shape[0] = 7;
+        memcpy(given, out, sizeof given);
+        in[3].data = bad;
+        api_desc(&rd, in + 2, 2, out, 2); /* X = D (5 floats), Idx = bad */
+        st = tc_run(p, &rd, &err);
+        CHECKF(st == TC_ERR_BOUNDS && memcmp(given, out, sizeof given) == 0,
+               "%s %s; descriptors after the failure: E dtype %d rank %d shape %lld",
+               tc_status_name(st), err.msg, (int)out[1].dtype, out[1].rank, (long long)out[1].shape[0]);
+        bad[1] = 2;
+        st = tc_run(p, &rd, &err);
+        CHECKF(st == TC_OK && out[0].dtype == TC_INT32 && out[0].rank == 1 && out[0].shape[0] == 3 &&
+                   out[1].dtype == TC_FLOAT32 && out[1].shape[0] == 3 && out[1].data &&
+                   ((float *)out[1].data)[1] == 4,
+               "%s %s", tc_status_name(st), err.msg);
+        tc_tensor_free(p, &out[0]);
+        tc_tensor_free(p, &out[1]);
+    }
+    tc_program_free(p);
 }
 
 static void test_declared_and_negative(void) {
