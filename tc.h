@@ -923,8 +923,12 @@ TC__PRIVATE int tc__mul64(int64_t a, int64_t b, int64_t *r) {
 }
 
 /* Bytes a tensor (or the reach of its strides) may span: a 64-bit size
-   with room left for the offsets computed from it. */
-#define TC__MAX_TENSOR_BYTES (INT64_MAX >> 4)
+   with room left for the offsets computed from it, and where size_t is
+   narrower (32-bit targets), half its range, so every byte count the
+   library allocates fits a size_t. */
+#define TC__MAX_TENSOR_BYTES                                                                   \
+    ((uint64_t)(SIZE_MAX >> 1) < (uint64_t)(INT64_MAX >> 4) ? (int64_t)(SIZE_MAX >> 1)        \
+                                                            : (INT64_MAX >> 4))
 /* *bytes *= k; 0 when that overflows or passes TC__MAX_TENSOR_BYTES. */
 TC__PRIVATE int tc__bytes_times(int64_t *bytes, int64_t k) {
     return tc__mul64(*bytes, k, bytes) && *bytes <= TC__MAX_TENSOR_BYTES;
