@@ -12371,7 +12371,7 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     }
     if (sp->stream && !acc && !chain_nt) blk = TC__VM_STREAM_PIECE;
     if (sp->absorb) tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
-    for (done = 0; done < total; done += n, w += acc ? 0 : (size_t)n * esz) {
+    for (done = 0; done < total; done += n, w = acc ? w : w + (size_t)n * esz) { /* w NULL with acc */
         void *d = acc || (sp->stream && !chain_nt) || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n = total - done < blk ? (int)(total - done) : (int)blk;
         for (in = vs->ins + vs->n_pro; in < op && (done || sp->prefetch); in++) { /* next block */
