@@ -198,7 +198,7 @@ typedef struct tc_plan tc_plan;       /* per-shape run state, reusable, one thre
 
 typedef struct tc_compile_desc { /* zero-initialise; 0 / NULL = default */
     const char *source;          /* NUL-terminated TC text (copied) */
-    const char *name;            /* shown in errors; NULL = "<tc>" */
+    const char *name;            /* not read: errors name their file in tc_error_format */
     tc_allocator allocator;      /* kept by the program, used for its runs too */
     int max_depth;               /* 0 = TC_MAX_DEPTH; at most 1024 (or TC_MAX_DEPTH) */
 } tc_compile_desc;
