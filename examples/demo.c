@@ -177,7 +177,6 @@ int main(void) {
     failed |= demo_compile_error();
     memset(&cd, 0, sizeof cd);
     cd.source = kernels;
-    cd.name = "kernels.tc";
     if (tc_compile(&cd, &prog, &err) != TC_OK) { /* compile once */
         report(&err, "kernels.tc", kernels);
         return 1;
