@@ -6,21 +6,24 @@
 
        const char *src =
            "def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }";
-       tc_compile_desc cd = {0};
+       tc_compile_desc cd;                 // zeroed: every field 0 / NULL is a default
        tc_program *prog = NULL;
        tc_error err;
+       memset(&cd, 0, sizeof cd);          // (memset, not = {0}: C++ too)
        cd.source = src;
        if (tc_compile(&cd, &prog, &err) != TC_OK) { ...report err.msg at err.line:err.col... }
 
        float a[2*3], b[3*4], c[2*4];
-       tc_tensor in[2] = {0}, out[1] = {0};
+       tc_tensor in[2], out[1];
+       tc_run_desc rd;
+       memset(in, 0, sizeof in); memset(out, 0, sizeof out); memset(&rd, 0, sizeof rd);
        in[0].dtype = TC_FLOAT32; in[0].rank = 2; in[0].shape[0] = 2; in[0].shape[1] = 3; in[0].data = a;
        in[1].dtype = TC_FLOAT32; in[1].rank = 2; in[1].shape[0] = 3; in[1].shape[1] = 4; in[1].data = b;
-       out[0].data = c;                    // shape and dtype are checked; NULL data = allocate
-       tc_run_desc rd = {0};
+       out[0].dtype = TC_FLOAT32; out[0].rank = 2; out[0].shape[0] = 2; out[0].shape[1] = 4;
+       out[0].data = c;                    // dtype and shape are checked; data NULL = allocate
        rd.inputs = in;   rd.n_inputs = 2;
        rd.outputs = out; rd.n_outputs = 1;
-       tc_run(prog, &rd, &err);
+       if (tc_run(prog, &rd, &err) != TC_OK) { ...report err.msg... }
        tc_program_free(prog);
 
    BUILD

@@ -18,7 +18,10 @@
    Errors go to stderr as "FILE:LINE:COL: error: MSG" with the source line
    and a caret, or "FILE: error: MSG".
 
-   Build: make (cc -std=c99 -O2 -I. tools/tc.c -o build/tc -lm -pthread). */
+   Build: make, which adds the OpenCL flags where OpenCL is installed. By
+   hand: cc -std=c99 -O2 -I. tools/tc.c -o build/tc -lm -pthread (no
+   `tc opencl`), or with -DTC_CLI_HAVE_OPENCL_H for `tc opencl` (and
+   -DTC_OPENCL_RUNNER ... -lOpenCL for --backend opencl). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, mkdir, sysconf */
 #define TC_IMPLEMENTATION
 #include "tc.h"
