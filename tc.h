@@ -210,8 +210,10 @@ typedef struct tc_run_desc { /* zero-initialise */
     const char *entry;       /* def name; NULL = the only def, or the last one */
     const tc_tensor *inputs; /* in parameter order */
     int n_inputs;
-    tc_tensor *outputs;      /* in return order; data NULL = allocated (then dtype,
-                                rank and shape are filled in; free with tc_tensor_free) */
+    tc_tensor *outputs;      /* in return order; data NULL = allocated zeroed (then
+                                dtype, rank and shape are filled in once the run
+                                succeeds; free with tc_tensor_free). A caller's buffer
+                                keeps its values where no statement writes */
     int n_outputs;
     tc_pool *pool;           /* NULL: the calling thread only */
     int unchecked_gathers;   /* 1: skip data-dependent bounds checks (unsafe, faster) */
