@@ -49,7 +49,10 @@
        TC_FAST_FMA                        detected         1: fma-based kernels (builtins' polynomials,
                                                            x / s without a divider), 0: none
        TC_MAX_RANK                        8                tensor rank limit (header part too)
-       TC_MAX_DEPTH                       256              expression nesting limit
+       TC_MAX_DEPTH                       256              expression nesting limit; tc_compile
+                                                           recurses per level: at -O2 it needs
+                                                           about 96 KiB of stack at 256, 384 KiB
+                                                           at 1024 (more unoptimized)
        TC_MAX_SOURCE                      16 MiB           source length limit
 
    THREADING CONTRACT
@@ -203,7 +206,8 @@ typedef struct tc_compile_desc { /* zero-initialise; 0 / NULL = default */
     const char *source;          /* NUL-terminated TC text (copied) */
     const char *name;            /* not read: errors name their file in tc_error_format */
     tc_allocator allocator;      /* kept by the program, used for its runs too */
-    int max_depth;               /* 0 = TC_MAX_DEPTH; at most 1024 (or TC_MAX_DEPTH) */
+    int max_depth;               /* 0 = TC_MAX_DEPTH; at most 1024 (or TC_MAX_DEPTH); the
+                                    stack tc_compile needs grows with it (TC_MAX_DEPTH) */
 } tc_compile_desc;
 
 typedef struct tc_run_desc { /* zero-initialise */
