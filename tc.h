@@ -10629,7 +10629,8 @@ TC__PRIVATE int tc__vm_bounds_error(tc__vm_run *R, int slot, int dim, int64_t v)
     const tc_ir_index *ix = &vs->ir->nodes[vs->reads[slot].node].index[dim];
     char num[24];
     const tc_ir_node *in = ix->affine ? NULL : &vs->ir->nodes[ix->node];
-    if (in && in->op == TC_IR_CAST) in = &vs->ir->nodes[in->args[0]]; /* int64(uint64) */
+    if (in && in->op == TC_IR_CAST && in->dtype == TC_INT64) /* the conversion to an offset */
+        in = &vs->ir->nodes[in->args[0]];
     if (in && in->dtype == TC_UINT64)
         snprintf(num, sizeof num, "%llu", (unsigned long long)(uint64_t)v);
     else

@@ -2612,7 +2612,7 @@ TC__OCL_PRIVATE int tc__ocl_index_u64(const tc_ir_stmt *st, const tc_ir_index *i
     const tc_ir_node *in;
     if (ix->affine) return 0;
     in = &st->nodes[ix->node];
-    if (in->op == TC_IR_CAST) in = &st->nodes[in->args[0]];
+    if (in->op == TC_IR_CAST && in->dtype == TC_INT64) in = &st->nodes[in->args[0]];
     return in->dtype == TC_UINT64;
 }
 

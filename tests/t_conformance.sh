@@ -997,7 +997,9 @@ py "6 an out-of-range uint64 gather index is named by the value it holds" "
 S = 'def g(float(N) A, uint64(M) I) -> (C) { C(i) = A(I(i)) }'
 fails(S, None, 'index 18446744073709551615 out of range [0, 5)', 'C(i) = A(I(i))',
       A=rnd(5), I=np.array([0, 2**64 - 1, 1], np.uint64))
-fails(S, None, 'index 9223372036854775808 out of range', A=rnd(5), I=np.array([2**63], np.uint64))"
+fails(S, None, 'index 9223372036854775808 out of range', A=rnd(5), I=np.array([2**63], np.uint64))
+fails(S.replace('A(I(i))', 'A(int32(I(i)))'), None, 'index -1 out of range', A=rnd(5),
+      I=np.array([0, 2**64 - 1], np.uint64))"
 py "1 C's floating suffixes f and l: neither changes the literal's type" "
 S = ('def f(float(N) X, double(N) D) -> (a, b) {\n  a(i) = X(i) * 1.5L + 1e2l - 0x1p3L + 2.5f\n'
      '  b(i) = D(i) + 0.1L\n}')
