@@ -2392,15 +2392,15 @@ TC__PRIVATE int tc__parse_assign(tc__parser *P, tc__stmt *s) {
                                  s->lhs, s->n_idx ? "(...)" : "");
 }
 
-/* Whether s[0..n) names a tensor of d so far: a parameter, an output, or
-   a tensor an earlier statement writes. */
+/* Whether s[0..n) names a tensor of d that can be read so far: a
+   parameter, or a tensor an earlier statement writes (an output nothing
+   has written yet cannot be read, so `sq = sq(X)` into output sq stays a
+   call). */
 TC__PRIVATE int tc__parse_is_local(const tc__def *d, const char *s, size_t n) {
     int i, j;
 #define TC__NAME_IS(name) ((name) && strlen(name) == n && memcmp((name), s, n) == 0)
     for (i = 0; i < d->n_inputs; i++)
         if (TC__NAME_IS(d->inputs[i].name)) return 1;
-    for (i = 0; i < d->n_outputs; i++)
-        if (TC__NAME_IS(d->outputs[i].name)) return 1;
     for (i = 0; i < d->n_stmts; i++) {
         if (TC__NAME_IS(d->stmts[i].lhs)) return 1;
         for (j = 0; j < d->stmts[i].n_outs; j++)

@@ -992,7 +992,12 @@ x = rnd(4)
 o = ok_run(S, 't', sq=x, K=np.array(2, np.int32))
 assert o['S'] == x[2] and np.array_equal(o['T'], x), o
 o = ok_run(S, 'u', A=x)
-assert o['V'] == x[3] + f32(1) and o['W'] == x[0] + f32(1), o"
+assert o['V'] == x[3] + f32(1) and o['W'] == x[0] + f32(1), o
+# an output of that name that nothing has written yet cannot be read: a call
+S2 = ('def sq(float(N) X) -> (Y) { Y(i) = X(i) * X(i) }\n'
+      'def v(float(N) A) -> (sq, R) {\n  sq = sq(A)\n  R(i) = sq(i) + 1\n}')
+o = ok_run(S2, 'v', A=x)
+assert close(o['sq'], x * x) and close(o['R'], x * x + 1), o"
 py "6 an out-of-range uint64 gather index is named by the value it holds" "
 S = 'def g(float(N) A, uint64(M) I) -> (C) { C(i) = A(I(i)) }'
 fails(S, None, 'index 18446744073709551615 out of range [0, 5)', 'C(i) = A(I(i))',
