@@ -11689,6 +11689,9 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
    about TC__VM_SEG lanes in all (seg_rows), every row of them reduced onto
    the segment's partials. */
 #define TC__VM_SEG ((int64_t)(TC_SEG_LANES > 0 && TC_SEG_LANES <= (1 << 30) ? TC_SEG_LANES : 65536))
+/* Segment partials a statement may keep (output elements x segments);
+   past this, its output elements alone give the threads enough to share. */
+#define TC__VM_SEG_MAX_VALS ((int64_t)1 << 24)
 TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_error *err) {
     int64_t ext = sp->lane >= 0 ? tc__vm_extent(sp, sp->lane) : 0, outer_ext = 0;
     double row = (double)ext; /* the values one value of red[0] takes */
@@ -11710,7 +11713,16 @@ TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_erro
         if (ext < 2 * TC__VM_SEG || ext / TC__VM_SEG > INT_MAX / 2) return TC_OK;
         sp->n_segs = (ext + TC__VM_SEG - 1) / TC__VM_SEG;
     }
-    sp->n_items *= sp->n_segs; /* n_items was the output elements; no overflow: work is larger */
+    { /* n_items was the output elements: each gets a partial per segment. Where
+         those would pass TC__VM_SEG_MAX_VALS (or overflow), the outputs are
+         many enough to share out by themselves: no segments */
+        int64_t vals;
+        if (!tc__mul64(sp->n_items, sp->n_segs, &vals) || vals > TC__VM_SEG_MAX_VALS) {
+            sp->seg_rows = 0, sp->n_segs = 1;
+            return TC_OK;
+        }
+        sp->n_items = vals;
+    }
     sp->seg_vals = (unsigned char *)tc__plan_alloc(P, (size_t)sp->n_items, tc_dtype_size(sp->vs->vdt));
     if (!sp->seg_vals) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     tc__vm_plan_chunks(sp);

@@ -513,6 +513,37 @@ static void test_index_values_int32(void) {
 
 /* An output may share no byte with an input or another output; two
    outputs side by side in one buffer are fine. */
+/* A long reduction per output element is split in segments, each with a
+   partial value per output element: with 2^40 outputs of a reduction over
+   2^40 values those partials would overflow int64 (and size_t anywhere):
+   the plan then splits nothing, and is made at once (outputs left NULL, so
+   nothing of that size is allocated). */
+static void test_huge_segments(void) {
+    tc_program *p = api_compile(
+        "def f(float(N) X, float(K) Y) -> (O) { O(i) +=! Y(k) * Y(k+1) * Y(k+2) where i in 0:N }");
+    static float x[4], y[4];
+    tc_tensor in[2], out[1];
+    tc_run_desc rd;
+    tc_plan *plan = NULL;
+    tc_error err;
+    int64_t n[2] = {(int64_t)1 << 40, (int64_t)1 << 24};
+    int k;
+    if (!p) return;
+    for (k = 0; k < 2; k++) {
+        memset(in, 0, sizeof in);
+        memset(out, 0, sizeof out);
+        in[0].dtype = in[1].dtype = TC_FLOAT32;
+        in[0].rank = in[1].rank = 1;
+        in[0].shape[0] = in[1].shape[0] = n[k];
+        in[0].data = x, in[1].data = y; /* never read: the plan reads no data */
+        api_desc(&rd, in, 2, out, 1);
+        CHECKF(tc_plan_create(p, &rd, &plan, &err) == TC_OK, "%s", err.msg);
+        tc_plan_free(plan);
+        plan = NULL;
+    }
+    tc_program_free(p);
+}
+
 static void test_no_run_in_place(void) {
     tc_program *p = api_compile("def t(float(N, N) A) -> (B, C) {\n B(i, j) = A(j, i)\n C(i, j) = A(i, j)\n}");
     float buf[3 * 4 * 4];
@@ -606,6 +637,7 @@ int main(void) {
     RUN(test_infer_misuse);
     RUN(test_plan_pool_misuse);
     RUN(test_index_values_int32);
+    RUN(test_huge_segments);
     RUN(test_no_run_in_place);
     RUN(test_error_format);
     return th_report();
