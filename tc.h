@@ -3389,8 +3389,8 @@ TC__PRIVATE size_t tc__sm_text(const tc__sema *S, tc__span sp, char *buf, size_t
             space = n > 0;
             continue;
         }
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            space = n > 0;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            space = n > 0; /* the lexer's spaces (tc__lex_skip_space) */
             continue;
         }
         if (space && n + 2 < cap) buf[n++] = ' ';

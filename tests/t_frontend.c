@@ -841,6 +841,8 @@ static void test_text_and_lines(void) {
     CHECK_STR(stmt(0)->text, "B(i) = A(i) * 2.0");
     CHECK(stmt(0)->line == 3 && D->line == 2);
     expect_error("def f(float(N) A) -> (B)\r{\r  B(i) = C(i)\r}\r", TC_ERR_NAME, 3, 10, "C");
+    CHECK(compile("def f(float(N) A) -> (B) {\n  B(i)\f=\vA(i) }")); /* \f and \v are spaces */
+    if (D) CHECK_STR(stmt(0)->text, "B(i) = A(i)");
     expect_error("def f(float(N) A) -> (B)\r\n{\r  B(i) = C(i)\n}\r", TC_ERR_NAME, 3, 10, "C");
 }
 
