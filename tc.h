@@ -874,6 +874,11 @@ TC__PRIVATE unsigned tc__name_hash(const char *s, size_t n) {
     return h;
 }
 
+/* Whether the NUL-terminated name is exactly s[0..n) (a token's text). */
+TC__PRIVATE int tc__name_is(const char *name, const char *s, size_t n) {
+    return name && strncmp(name, s, n) == 0 && name[n] == '\0';
+}
+
 /* Collects a warning (never printed by the library). */
 TC__PRIVATE void tc__warn(tc__ctx *C, tc__span sp, const char *fmt, ...) {
     va_list ap;
@@ -1214,7 +1219,7 @@ TC__PRIVATE int *tc__ast_def_slot(const tc__ast *A, const char *s, size_t n) {
     unsigned m = (unsigned)A->def_hcap - 1, h = tc__name_hash(s, n) & m;
     for (; A->def_hash[h]; h = (h + 1) & m) {
         const char *name = A->defs[A->def_hash[h] - 1].name;
-        if (strncmp(name, s, n) == 0 && name[n] == '\0') break;
+        if (tc__name_is(name, s, n)) break;
     }
     return &A->def_hash[h];
 }
@@ -1437,6 +1442,9 @@ TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values
 }
 
 #define TC__UTF8_BOM "\xEF\xBB\xBF" /* skipped by the lexer, so by the caret too */
+/* A line ends at \n, \r\n or a lone \r (old Mac files), as in Python: a
+   line's text stops at either byte (the lexer counts \r\n once). */
+#define TC__IS_EOL(c) ((c) == '\n' || (c) == '\r')
 
 /* ==== [tc:errfmt] Error rendering: file:line:col, source line, caret ====== */
 /* A UTF-8 continuation byte: part of the character before it, no column. */
@@ -1456,10 +1464,10 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
     if (src && e->line > 0 && e->offset >= 0 && (size_t)e->offset <= strlen(src)) {
         const char *start = src + e->offset, *end;
         int i, n, len = e->length > 0 ? e->length : 1;
-        while (start > src && start[-1] != '\n' && start[-1] != '\r') start--;
+        while (start > src && !TC__IS_EOL(start[-1])) start--;
         if (start == src && strncmp(src, TC__UTF8_BOM, 3) == 0) start += 3;
         end = start;
-        while (*end && *end != '\n' && *end != '\r') end++; /* \n, \r\n or \r ends a line */
+        while (*end && !TC__IS_EOL(*end)) end++;
         n = (int)(src + e->offset - start);
         tc__bprintf(&b, "%.*s\n", (int)(end - start), start);
         for (i = 0; i < n; i++) /* a column per character, as for the ~ below */
@@ -1551,8 +1559,7 @@ TC__PRIVATE int tc__lex_error(tc__lexer *L, tc__token *t, size_t start, size_t e
 }
 
 /* space -> { ' ' | '\t' | '\r' | '\n' | '\f' | '\v' | comment }
- * comment -> ('#' | '//') { any byte but '\n' and '\r' }
- * A line ends at \n, \r\n or a lone \r (old Mac files), as in Python. */
+ * comment -> ('#' | '//') { any byte but '\n' and '\r' }   (TC__IS_EOL) */
 TC__PRIVATE void tc__lex_skip_space(tc__lexer *L) {
     for (;;) {
         int c = tc__lex_at(L, L->pos);
@@ -1563,7 +1570,7 @@ TC__PRIVATE void tc__lex_skip_space(tc__lexer *L) {
         } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
             L->pos++;
         } else if (c == '#' || (c == '/' && tc__lex_at(L, L->pos + 1) == '/')) {
-            while (L->pos < L->len && L->src[L->pos] != '\n' && L->src[L->pos] != '\r') L->pos++;
+            while (L->pos < L->len && !TC__IS_EOL(L->src[L->pos])) L->pos++;
         } else {
             return;
         }
@@ -1862,7 +1869,7 @@ TC__PRIVATE int tc__lex_word(tc__lexer *L, tc__token *t, size_t start) {
     n = p - start;
     t->kind = TC__T_IDENT;
     for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-        if (strlen(keywords[i].text) == n && memcmp(keywords[i].text, s, n) == 0)
+        if (tc__name_is(keywords[i].text, s, n))
             t->kind = keywords[i].kind;
     if (n == 3 && (memcmp(s, "min", 3) == 0 || memcmp(s, "max", 3) == 0) &&
         tc__lex_at(L, p) == '=' && tc__lex_at(L, p + 1) != '=') {
@@ -2398,15 +2405,13 @@ TC__PRIVATE int tc__parse_assign(tc__parser *P, tc__stmt *s) {
    call). */
 TC__PRIVATE int tc__parse_is_local(const tc__def *d, const char *s, size_t n) {
     int i, j;
-#define TC__NAME_IS(name) ((name) && strlen(name) == n && memcmp((name), s, n) == 0)
     for (i = 0; i < d->n_inputs; i++)
-        if (TC__NAME_IS(d->inputs[i].name)) return 1;
+        if (tc__name_is(d->inputs[i].name, s, n)) return 1;
     for (i = 0; i < d->n_stmts; i++) {
-        if (TC__NAME_IS(d->stmts[i].lhs)) return 1;
+        if (tc__name_is(d->stmts[i].lhs, s, n)) return 1;
         for (j = 0; j < d->stmts[i].n_outs; j++)
-            if (TC__NAME_IS(d->stmts[i].outs[j])) return 1;
+            if (tc__name_is(d->stmts[i].outs[j], s, n)) return 1;
     }
-#undef TC__NAME_IS
     return 0;
 }
 
@@ -3385,7 +3390,7 @@ TC__PRIVATE size_t tc__sm_text(const tc__sema *S, tc__span sp, char *buf, size_t
     for (; i < end && n + 1 < cap; i++) {
         char c = s[i];
         if (c == '#' || (c == '/' && i + 1 < end && s[i + 1] == '/')) {
-            while (i < end && s[i] != '\n' && s[i] != '\r') i++;
+            while (i < end && !TC__IS_EOL(s[i])) i++;
             space = n > 0;
             continue;
         }
@@ -10621,17 +10626,22 @@ TC__PRIVATE int64_t tc__vm_read_offset(const tc__vm_splan *sp, const tc__vm_rpla
     return off;
 }
 
-/* v: the index as computed, in int64; a uint64 gather index (converted to
-   int64 for the offset) is shown as the value it holds: 2^64 - 1, not -1. */
+/* Whether a gather index is a uint64 value (converted to int64 for the
+   offset): its error shows the value it holds, 2^64 - 1, not -1. */
+TC__PRIVATE int tc__vm_index_u64(const tc_ir_stmt *st, const tc_ir_index *ix) {
+    const tc_ir_node *in;
+    if (ix->affine) return 0;
+    in = &st->nodes[ix->node];
+    if (in->op == TC_IR_CAST && in->dtype == TC_INT64) in = &st->nodes[in->args[0]];
+    return in->dtype == TC_UINT64;
+}
+
+/* v: the index as computed, in int64. */
 TC__PRIVATE int tc__vm_bounds_error(tc__vm_run *R, int slot, int dim, int64_t v) {
     const tc__vm_stmt *vs = R->sp->vs;
     const tc_ir_tensor *t = &R->P->ir->tensors[vs->reads[slot].tensor];
-    const tc_ir_index *ix = &vs->ir->nodes[vs->reads[slot].node].index[dim];
     char num[24];
-    const tc_ir_node *in = ix->affine ? NULL : &vs->ir->nodes[ix->node];
-    if (in && in->op == TC_IR_CAST && in->dtype == TC_INT64) /* the conversion to an offset */
-        in = &vs->ir->nodes[in->args[0]];
-    if (in && in->dtype == TC_UINT64)
+    if (tc__vm_index_u64(vs->ir, &vs->ir->nodes[vs->reads[slot].node].index[dim]))
         snprintf(num, sizeof num, "%llu", (unsigned long long)(uint64_t)v);
     else
         snprintf(num, sizeof num, "%lld", (long long)v);
@@ -11693,7 +11703,7 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
    past this, its output elements alone give the threads enough to share. */
 #define TC__VM_SEG_MAX_VALS ((int64_t)1 << 24)
 TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_error *err) {
-    int64_t ext = sp->lane >= 0 ? tc__vm_extent(sp, sp->lane) : 0, outer_ext = 0;
+    int64_t ext = sp->lane >= 0 ? tc__vm_extent(sp, sp->lane) : 0, outer_ext = 0, vals;
     double row = (double)ext; /* the values one value of red[0] takes */
     int k;
     if (!sp->lane_red || sp->red_empty || sp->empty || sp->ct || sp->mk || sp->wred ||
@@ -11713,16 +11723,14 @@ TC__PRIVATE tc_status tc__vm_plan_segments(tc_plan *P, tc__vm_splan *sp, tc_erro
         if (ext < 2 * TC__VM_SEG || ext / TC__VM_SEG > INT_MAX / 2) return TC_OK;
         sp->n_segs = (ext + TC__VM_SEG - 1) / TC__VM_SEG;
     }
-    { /* n_items was the output elements: each gets a partial per segment. Where
-         those would pass TC__VM_SEG_MAX_VALS (or overflow), the outputs are
-         many enough to share out by themselves: no segments */
-        int64_t vals;
-        if (!tc__mul64(sp->n_items, sp->n_segs, &vals) || vals > TC__VM_SEG_MAX_VALS) {
-            sp->seg_rows = 0, sp->n_segs = 1;
-            return TC_OK;
-        }
-        sp->n_items = vals;
+    /* n_items was the output elements: each gets a partial per segment. Where
+       those would pass TC__VM_SEG_MAX_VALS (or overflow), the outputs are many
+       enough to share out by themselves: no segments */
+    if (!tc__mul64(sp->n_items, sp->n_segs, &vals) || vals > TC__VM_SEG_MAX_VALS) {
+        sp->seg_rows = 0, sp->n_segs = 1;
+        return TC_OK;
     }
+    sp->n_items = vals;
     sp->seg_vals = (unsigned char *)tc__plan_alloc(P, (size_t)sp->n_items, tc_dtype_size(sp->vs->vdt));
     if (!sp->seg_vals) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     tc__vm_plan_chunks(sp);

@@ -511,8 +511,6 @@ static void test_index_values_int32(void) {
     tc_program_free(p);
 }
 
-/* An output may share no byte with an input or another output; two
-   outputs side by side in one buffer are fine. */
 /* A long reduction per output element is split in segments, each with a
    partial value per output element: with 2^40 outputs of a reduction over
    2^40 values those partials would overflow int64 (and size_t anywhere):
@@ -544,6 +542,8 @@ static void test_huge_segments(void) {
     tc_program_free(p);
 }
 
+/* An output may share no byte with an input or another output; two
+   outputs side by side in one buffer are fine. */
 static void test_no_run_in_place(void) {
     tc_program *p = api_compile("def t(float(N, N) A) -> (B, C) {\n B(i, j) = A(j, i)\n C(i, j) = A(i, j)\n}");
     float buf[3 * 4 * 4];
