@@ -963,6 +963,22 @@ TC__PRIVATE int64_t tc__floormod64(int64_t a, int64_t b) {
     if (m != 0 && ((m < 0) != (b < 0))) m += b;
     return m;
 }
+/* Atomics for the thread pool and the work threads share in a run (where
+   the compiler has them; without, one thread runs everything). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TC__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define TC__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define TC__ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#define TC__HAVE_ATOMICS 1
+#endif
+
+/* One step of a spin wait: tells the CPU (and a hyperthread beside it). */
+TC__PRIVATE void tc__spin_pause(void) {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+    __asm__ __volatile__("pause");
+#endif
+}
+
 /* x rounded to the nearest float16 value, as a double: ties to even,
    an infinity from 65520 up (the tie above 65504), NaN kept. The scaled
    value x / spacing is exact, so the rounding is decided exactly, with no
@@ -6866,6 +6882,8 @@ TC__MATH_BLOCK_FN void tc__float_to_half_block(uint16_t *dst, const float *src, 
 #define TC__CT_GV_KC 2048     /* GEMV and row: k chunk (a multiple of TC__CT_GV_W) */
 #define TC__CT_GV_ROWS 32     /* GEMV: rows per task (at most; a multiple of GV_RG) */
 #define TC__CT_ROW_LANES 1024 /* row: lanes per task (their sums stay in L1) */
+#define TC__CT_RING 3         /* shared panels: k blocks' panels held at once */
+#define TC__CT_PIECES 8       /* shared panels: pack items per panel, at most */
 #define TC__CT_ALIGN 64
 
 typedef enum tc__ct_role { TC__CT_BATCH, TC__CT_XONLY, TC__CT_YONLY, TC__CT_RED } tc__ct_role;
@@ -6899,6 +6917,10 @@ typedef struct tc__contract_shape {
     int assign;         /* write 0 + sum instead of adding (see the header) */
     int keep;           /* GEMM: a thread keeps a group's panels, every k block
                            (tc__contract_keep) */
+    int share;          /* GEMM: threads share the panels, items one at a time
+                           (tc__contract_share) */
+    int64_t stages, pieces, items; /* share: groups x k blocks; pack pieces per stage;
+                           items in all, pieces and tasks (tc__ct_item) */
     int64_t kc, nk;     /* k block and count */
     int64_t nc, nn;     /* N block and count */
     int64_t mc, nm;     /* M block (per task) and count */
@@ -7173,7 +7195,7 @@ TC__PRIVATE size_t tc__ct_layout(const tc__contract_shape *sh, unsigned char *ba
     size_t at = 0, kc = (size_t)sh->kc, mc = (size_t)sh->mc, nc = (size_t)sh->nc;
     size_t gemm = !sh->gemv && !sh->row, rows = sh->row ? 0 : sh->gemv ? TC__CT_GV_RG : mc;
     size_t strips = gemm ? nc / TC__CT_NR + 1 : 0, cols = gemm ? nc : 0;
-    size_t panels = sh->keep ? (size_t)sh->nk : 1; /* Y panels held at once */
+    size_t panels = sh->share ? 0 : sh->keep ? (size_t)sh->nk : 1; /* Y panels held at once */
     size_t o[11];
     o[0] = tc__ct_carve(&at, rows * kc * sizeof(float));
     o[1] = tc__ct_carve(&at, (sh->row ? 0 : sh->gemv ? kc : nc * kc * panels) * sizeof(float));
@@ -7542,15 +7564,17 @@ TC__PRIVATE void tc__ct_copy(float *d, const float *s, int n) {
 #endif
 }
 
-/* Packs lanes [0, ncb) of the N block over the k block: strips of NR
-   lanes, k-major inside a strip (b[k*NR + j]); lanes past ncb are zero.
+/* Packs the strips of lanes [j_begin, j_end) (multiples of NR; the panel is
+   lanes [0, ncb) of the N block) over the k block: strips of NR lanes,
+   k-major inside a strip (b[k*NR + j]); lanes past ncb are zero.
    Each strip is copied as the contiguous runs of Y it spans: a matmul row
    is one run, an implicit im2col row one or two. */
 TC__PRIVATE void tc__ct_pack_y(const float *Y, int64_t yb, const tc__ct_work *w, float *panel,
-                               int64_t ncb, int64_t kcb) {
+                               int64_t ncb, int64_t kcb, int64_t j_begin, int64_t j_end) {
     int64_t j0, k;
     int j;
-    for (j0 = 0; j0 < ncb; j0 += TC__CT_NR) {
+    if (j_end > ncb) j_end = ncb;
+    for (j0 = j_begin; j0 < j_end; j0 += TC__CT_NR) {
         float *dst = panel + j0 * kcb;
         const int64_t *ny = w->ny + j0;
         const unsigned char *run = w->yrun + j0;
@@ -7637,7 +7661,7 @@ TC__PRIVATE void tc__ct_gemm_group(const tc__contract_shape *sh, const float *X,
         int mode = kb > 0 || !sh->assign ? TC__CT_ADD : TC__CT_SET;
         float *panel = w->bpack + (sh->keep ? kb * sh->nc * sh->kc : 0);
         tc__ct_offsets(&sh->k, k0, kcb, w->kx, w->ky, NULL);
-        if (kcb > 0 && !(sh->keep && *kept == g)) tc__ct_pack_y(Y, sh->y0 + by, w, panel, ncb, kcb);
+        if (kcb > 0 && !(sh->keep && *kept == g)) tc__ct_pack_y(Y, sh->y0 + by, w, panel, ncb, kcb, 0, ncb);
         for (mb = mb0; mb < mb1; mb++) {
             int64_t m0 = mb * sh->mc, mcb = sh->m.total - m0 < sh->mc ? sh->m.total - m0 : sh->mc;
             tc__ct_offsets(&sh->m, m0, mcb, w->mx, NULL, w->mt);
@@ -7871,6 +7895,169 @@ TC__PRIVATE void tc__contract_run_tasks(const tc__contract_shape *sh, const tc__
             tc__ct_gemm_group(sh, X, Y, T, rest / sh->nn, rest % sh->nn, mb, mb1, &w, kept);
         }
         first = end;
+    }
+}
+
+/* ---- Shared panels ----------------------------------------------------------
+   With threads and a few GEMM groups (one N block: mm 1024), chunks of
+   whole tasks each pack their group's Y panels again (mm 1024 at 2
+   threads: 4 packs of 4 MB where one thread makes 1), and chunks big
+   enough to be worth a pack are too big to even out a virtual CPU that
+   runs slow. tc__contract_share makes the panels shared: a stage is one k
+   block of one group, its panel is packed once, in pieces of strips any
+   thread takes, into a ring of TC__CT_RING panels, and its tasks (an M
+   block each) go one at a time. Items are numbered in claim order,
+
+       pack(0) | tasks(0) pack(1) tasks(0) | tasks(1) pack(2) tasks(1) | ...
+
+   (see tc__ct_item), so a stage's panel is packed while the stage before
+   it runs. An item waits only for earlier ones: a task for its panel's
+   pieces and for its M block's previous k block (sums run k blocks in
+   order), a piece for the tasks of the stage that last used its slot of
+   the ring (two stages back at least, so TC__CT_RING >= 2). Threads that
+   claim items in order and finish them therefore never wait for ever.
+   Every element gets the operations of tc__ct_gemm_group, bitwise. */
+
+/* The shared region: the ring, then counters (zeroed before each run). */
+typedef struct tc__ct_shared {
+    float *ring;
+    int64_t *packed; /* per stage: pieces packed */
+    int64_t *done;   /* per stage: tasks done */
+    int64_t *kdone;  /* per group and M block: k blocks done */
+} tc__ct_shared;
+
+TC__PRIVATE size_t tc__ct_share_layout(const tc__contract_shape *sh, unsigned char *base,
+                                       tc__ct_shared *s) {
+    size_t at = 0, o[2];
+    o[0] = tc__ct_carve(&at, TC__CT_RING * (size_t)sh->nc * (size_t)sh->kc * sizeof(float));
+    o[1] = tc__ct_carve(&at, (size_t)(2 * sh->stages + sh->tasks) * sizeof(int64_t));
+    if (s) {
+        s->ring = (float *)(void *)(base + o[0]);
+        s->packed = (int64_t *)(void *)(base + o[1]);
+        s->done = s->packed + sh->stages;
+        s->kdone = s->done + sh->stages;
+    }
+    return at + TC__CT_ALIGN; /* room to align the caller's pointer */
+}
+
+TC__PRIVATE unsigned char *tc__ct_align(void *p) {
+    unsigned char *b = (unsigned char *)p;
+    return b + (TC__CT_ALIGN - (size_t)((uintptr_t)b % TC__CT_ALIGN)) % TC__CT_ALIGN;
+}
+
+/* Makes a GEMM shape share its panels between threads, where its items
+   number at most max_items; 1 when it did. Then the region
+   tc__contract_shared_size says is given to tc__contract_share_reset
+   before each run and to every tc__contract_run_item. */
+TC__PRIVATE int tc__contract_share(tc__contract_shape *sh, int64_t max_items) {
+    int64_t strips = tc__ct_cdiv(sh->nc, TC__CT_NR);
+    if (sh->gemv || sh->row || sh->tasks == 0 || sh->k.total == 0 || sh->keep) return 0;
+    sh->pieces = strips < TC__CT_PIECES ? strips : TC__CT_PIECES;
+    sh->stages = sh->tasks / sh->nm * sh->nk;
+    if ((double)sh->stages * (double)(sh->pieces + sh->nm) > (double)max_items) return 0;
+    sh->items = sh->stages * (sh->pieces + sh->nm);
+    sh->share = 1;
+    sh->scratch = tc__ct_layout(sh, NULL, NULL); /* no panel of its own */
+    return 1;
+}
+
+TC__PRIVATE size_t tc__contract_shared_size(const tc__contract_shape *sh) {
+    return sh->share ? tc__ct_share_layout(sh, NULL, NULL) : 0;
+}
+
+TC__PRIVATE void tc__contract_share_reset(const tc__contract_shape *sh, void *region) {
+    tc__ct_shared s;
+    tc__ct_share_layout(sh, tc__ct_align(region), &s);
+    memset(s.packed, 0, (size_t)(2 * sh->stages + sh->tasks) * sizeof(int64_t));
+}
+
+/* Waits until *counter reaches target (one thread, running the items in
+   order, never waits). */
+TC__PRIVATE void tc__ct_wait(int64_t *counter, int64_t target) {
+#if defined(TC__HAVE_ATOMICS)
+    while (TC__ATOMIC_LOAD(counter) < target) tc__spin_pause();
+#else
+    (void)counter;
+    (void)target;
+#endif
+}
+
+TC__PRIVATE void tc__ct_count(int64_t *counter) {
+#if defined(TC__HAVE_ATOMICS)
+    TC__ATOMIC_ADD(counter, 1);
+#else
+    ++*counter;
+#endif
+}
+
+/* Item `item` in claim order: its stage, and the piece or M block (*task).
+   The pieces of the next stage's panel come in the middle of a stage's
+   tasks: late enough that the first tasks start at once, early enough that
+   the panel is ready when the next stage's first tasks are. */
+TC__PRIVATE int64_t tc__ct_item(const tc__contract_shape *sh, int64_t item, int64_t *stage,
+                                int *task) {
+    int64_t block = sh->pieces + sh->nm, half = sh->nm / 2, i = item - sh->pieces;
+    if (i < 0) { /* pack(0) */
+        *stage = 0;
+        *task = 0;
+        return item;
+    }
+    *stage = i / block;
+    if (*stage >= sh->stages - 1) { /* the last stage's tasks: no pack among them */
+        *stage = sh->stages - 1;
+        *task = 1;
+        return i - *stage * block;
+    }
+    i -= *stage * block;
+    *task = i < half || i >= half + sh->pieces;
+    if (*task) return i < half ? i : i - sh->pieces;
+    ++*stage;
+    return i - half;
+}
+
+/* Runs item `item` of a shared shape. region: the shared region; scratch:
+   the thread's (tc__contract_scratch_size); *cur: the stage whose offsets
+   the scratch holds, -1 at a run's start. */
+TC__PRIVATE void tc__contract_run_item(const tc__contract_shape *sh, const tc__contract_args *a,
+                                       int64_t item, void *region, void *scratch, int64_t *cur) {
+    const float *X = (const float *)(sh->swapped ? a->in1 : a->in0);
+    const float *Y = (const float *)(sh->swapped ? a->in0 : a->in1);
+    tc__ct_work w;
+    tc__ct_shared s;
+    int64_t stage, g, kb, n0, ncb, k0, kcb, bx, by, bt, i;
+    float *panel;
+    int task;
+    i = tc__ct_item(sh, item, &stage, &task);
+    g = stage / sh->nk;
+    kb = stage % sh->nk;
+    n0 = g % sh->nn * sh->nc;
+    ncb = sh->n.total - n0 < sh->nc ? sh->n.total - n0 : sh->nc;
+    k0 = kb * sh->kc;
+    kcb = sh->k.total - k0 < sh->kc ? sh->k.total - k0 : sh->kc;
+    tc__ct_layout(sh, tc__ct_align(scratch), &w);
+    tc__ct_share_layout(sh, tc__ct_align(region), &s);
+    tc__ct_offsets(&sh->batch, g / sh->nn, 1, &bx, &by, &bt);
+    if (*cur != stage) {
+        if (*cur < 0 || *cur / sh->nk != g) tc__ct_n_block(sh, n0, ncb, &w);
+        tc__ct_offsets(&sh->k, k0, kcb, w.kx, w.ky, NULL);
+        *cur = stage;
+    }
+    panel = s.ring + stage % TC__CT_RING * sh->nc * sh->kc;
+    if (!task) {
+        int64_t span = tc__ct_cdiv(tc__ct_cdiv(sh->nc, TC__CT_NR), sh->pieces) * TC__CT_NR;
+        if (stage >= TC__CT_RING) tc__ct_wait(&s.done[stage - TC__CT_RING], sh->nm);
+        tc__ct_pack_y(Y, sh->y0 + by, &w, panel, ncb, kcb, i * span, (i + 1) * span);
+        tc__ct_count(&s.packed[stage]);
+    } else {
+        int64_t m0 = i * sh->mc, mcb = sh->m.total - m0 < sh->mc ? sh->m.total - m0 : sh->mc;
+        int mode = kb > 0 || !sh->assign ? TC__CT_ADD : TC__CT_SET;
+        tc__ct_wait(&s.packed[stage], sh->pieces);
+        tc__ct_wait(&s.kdone[g * sh->nm + i], kb);
+        tc__ct_offsets(&sh->m, m0, mcb, w.mx, NULL, w.mt);
+        tc__ct_pack_x(X, sh->x0 + bx, &w, mcb, kcb, tc__ct_class_unit(&sh->k, 0));
+        tc__ct_macro((float *)a->out, sh->t0 + bt, &w, panel, mcb, ncb, kcb, mode);
+        tc__ct_count(&s.kdone[g * sh->nm + i]);
+        tc__ct_count(&s.done[stage]);
     }
 }
 TC__VECTORIZE_END
@@ -10588,6 +10775,9 @@ struct tc_plan {
     tc__vm_thread *threads;
     int unchecked;
     size_t pack_bytes;               /* per thread, for the microkernel */
+    size_t share_bytes;              /* the contraction engine's shared panels, for one
+                                        statement at a time (tc__contract_share) */
+    unsigned char *share;
     int *group_end;                  /* per statement: end of the row group it starts */
     int64_t *group_chunks;
     unsigned char *discard;          /* per output: not wanted (a temporary) */
@@ -11292,7 +11482,12 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    GEMM tasks go a task a chunk, for the balance, where each thread can
    keep the group's panels (tc__contract_keep: mm 512 at 2 threads, 5% to
    17% less median time than 2 chunks a thread, each packing the panels again),
-   else in 2 chunks a thread. Each of those packs its panels, so they stay
+   else they share the panels: each k block's is packed once, in pieces
+   any thread takes, and tasks go one at a time (tc__contract_share: mm
+   1024 at 2 threads, calls alternating with 2 chunks a thread that each
+   pack every panel, Intel Xeon model 207: 3% to 8% less median time).
+   Where that makes over TC__VM_MAX_CHUNKS items (a long K) or there are no
+   atomics, 2 chunks a thread. Each of those packs its panels, so they stay
    few; with one group, the first half of the chunks are bigger than the
    second (shrink), so that a thread whose virtual CPU runs slow holds up
    a small chunk at the end, not a big one (mm 1024 at 2 threads, Intel
@@ -11319,16 +11514,22 @@ TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     else if (P->n_threads == 1) sp->n_chunks = 1;
     else if (sp->ct_shape.gemv || sp->ct_shape.row) sp->n_chunks = tasks;
     else if (tc__contract_keep(&sp->ct_shape)) sp->n_chunks = tasks;
+#if defined(TC__HAVE_ATOMICS)
+    else if (tc__contract_share(&sp->ct_shape, TC__VM_MAX_CHUNKS))
+        sp->n_chunks = sp->n_items = sp->ct_shape.items;
+#endif
     else {
         sp->n_chunks = 2 * (int64_t)P->n_threads;
         sp->shrink = groups == 1;
     }
     if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
-    if (sp->n_chunks > tasks) sp->n_chunks = tasks;
+    if (sp->n_chunks > sp->n_items) sp->n_chunks = sp->n_items; /* share: an item a chunk */
     if (sp->n_chunks < 1) sp->n_chunks = 1;
     sp->shrink &= sp->n_chunks < tasks;
     scratch = tc__contract_scratch_size(&sp->ct_shape) + TC__CT_ALIGN;
     if (scratch > P->pack_bytes) P->pack_bytes = scratch;
+    if (tc__contract_shared_size(&sp->ct_shape) > P->share_bytes)
+        P->share_bytes = tc__contract_shared_size(&sp->ct_shape);
     sp->ct = 1;
     return 1;
 }
@@ -12857,7 +13058,10 @@ TC__PRIVATE int tc__vm_chunk(tc__vm_run *R, int64_t c) {
         a.in0 = R->T->ptr[ct->tensor[0]];
         a.in1 = R->T->ptr[ct->tensor[1]];
         a.out = R->T->ptr[ct->tensor[2]];
-        tc__contract_run_tasks(&sp->ct_shape, &a, first, last, R->T->pack, &R->T->ct_kept);
+        if (sp->ct_shape.share)
+            tc__contract_run_item(&sp->ct_shape, &a, c, R->P->share, R->T->pack, &R->T->ct_kept);
+        else
+            tc__contract_run_tasks(&sp->ct_shape, &a, first, last, R->T->pack, &R->T->ct_kept);
         return 1;
     }
     if (sp->mk) {
@@ -13177,12 +13381,6 @@ TC_API tc_status tc_bind_sizes(const tc_program *p, int def, const tc_tensor *in
 #include <pthread.h>
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#define TC__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define TC__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define TC__ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
-#define TC__HAVE_ATOMICS 1
-#endif
 #define TC__POOL_SPIN 4000
 
 typedef void (*tc__job_fn)(void *ctx, int tid);
@@ -13204,12 +13402,6 @@ struct tc_pool {
 };
 
 #if !defined(TC_NO_THREADS)
-TC__PRIVATE void tc__pool_pause(void) {
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    __asm__ __volatile__("pause");
-#endif
-}
-
 TC__PRIVATE unsigned tc__pool_gen(tc_pool *P) {
 #if defined(TC__HAVE_ATOMICS)
     return TC__ATOMIC_LOAD(&P->gen);
@@ -13232,7 +13424,7 @@ TC__PRIVATE int tc__pool_wait(tc_pool *P, unsigned seen) {
     int spin, stop;
     for (spin = 0; spin < TC__POOL_SPIN; spin++) {
         if (tc__pool_gen(P) != seen) return 1;
-        tc__pool_pause();
+        tc__spin_pause();
     }
     pthread_mutex_lock(&P->mu);
     while (P->gen == seen && !P->stop) pthread_cond_wait(&P->wake, &P->mu);
@@ -13359,7 +13551,7 @@ TC__PRIVATE void tc__pool_run(tc_pool *P, tc__job_fn fn, void *ctx) {
 #if defined(TC__HAVE_ATOMICS)
             if (TC__ATOMIC_LOAD(&P->busy) == 0) break;
 #endif
-            tc__pool_pause();
+            tc__spin_pause();
         }
         pthread_mutex_lock(&P->mu);
         while (P->busy > 0) pthread_cond_wait(&P->done, &P->mu);
@@ -13774,6 +13966,8 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
             !tc__plan_alloc_lines(P, TC__VM_THREAD_GAP))
             return TC_ERR_OUT_OF_MEMORY;
     }
+    if (P->share_bytes && !(P->share = (unsigned char *)tc__plan_alloc(P, P->share_bytes, 1)))
+        return TC_ERR_OUT_OF_MEMORY;
     return TC_OK;
 }
 
@@ -14251,6 +14445,7 @@ TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err)
         if (sp->init) tc__vm_fill_identity(P, sp->wt, sp->st->reduce);
         s++;
         if (sp->empty) continue;
+        if (sp->ct && sp->ct_shape.share) tc__contract_share_reset(&sp->ct_shape, P->share);
         J.sp = sp;
         J.n_chunks = sp->n_chunks;
         if ((rc = tc__vm_run_job(P, pool, &J, err)) != TC_OK) return rc;

@@ -8,6 +8,7 @@
 #include "tc.h"
 #include "harness.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 /* ---- Fixture: a compiled def, bound sizes, tensors ----------------------- */
@@ -145,8 +146,46 @@ static void ct_reference(const ct_fix *f, const float *init, double *ref, double
 
 /* Task orders for ct_run. CT_KEPT and CT_KEPT_MIXED: one task a call with
    the panels kept between calls where the engine allows it (in order, and
-   in an order that hops between groups); else as CT_ALL. */
-enum { CT_ALL, CT_ONE_BY_ONE, CT_REVERSED, CT_CHUNKS, CT_KEPT, CT_KEPT_MIXED };
+   in an order that hops between groups); CT_SHARED and CT_SHARED_THREADS:
+   shared panels (tc__contract_share), the items in claim order on this
+   thread, then claimed by three threads at once; else as CT_ALL. */
+enum { CT_ALL, CT_ONE_BY_ONE, CT_REVERSED, CT_CHUNKS, CT_KEPT, CT_KEPT_MIXED, CT_SHARED,
+       CT_SHARED_THREADS };
+
+/* Threads claiming the items of a shared shape, as the VM's pool does. */
+typedef struct ct_claim {
+    const tc__contract_shape *sh;
+    const tc__contract_args *a;
+    void *region;
+    int64_t next;
+} ct_claim;
+
+static void *ct_claimer(void *arg) {
+    ct_claim *c = (ct_claim *)arg;
+    void *scratch = malloc(tc__contract_scratch_size(c->sh) + 1);
+    int64_t cur = -1, item;
+    while ((item = __atomic_fetch_add(&c->next, 1, __ATOMIC_ACQ_REL)) < c->sh->items)
+        tc__contract_run_item(c->sh, c->a, item, c->region, scratch, &cur);
+    free(scratch);
+    return NULL;
+}
+
+/* Runs a shared shape's items: in order here, or on three threads. */
+static void ct_run_shared(const tc__contract_shape *sh, const tc__contract_args *a, int threads) {
+    ct_claim c;
+    pthread_t th[3];
+    int i, started = 0;
+    c.sh = sh;
+    c.a = a;
+    c.region = malloc(tc__contract_shared_size(sh));
+    c.next = 0;
+    tc__contract_share_reset(sh, c.region);
+    if (threads)
+        for (i = 0; i < 3; i++) started += pthread_create(&th[started], NULL, ct_claimer, &c) == 0;
+    ct_claimer(&c); /* this thread claims too (all of them if none started) */
+    for (i = 0; i < started; i++) pthread_join(th[i], NULL);
+    free(c.region);
+}
 
 /* A step coprime to n (the tasks visited as t * step % n). */
 static int64_t ct_coprime_step(int64_t n) {
@@ -166,7 +205,14 @@ static int ct_run(ct_fix *f, int assign, int order, tc__contract_shape *sh) {
     if (!tc__contract_prepare(f->plan, f->sx, f->strides[0], f->strides[1], f->strides[2], assign,
                               sh))
         return 0;
-    kept_order = order >= CT_KEPT && tc__contract_keep(sh); /* before sizing the scratch */
+    kept_order = (order == CT_KEPT || order == CT_KEPT_MIXED) && tc__contract_keep(sh);
+    if (order >= CT_SHARED && tc__contract_share(sh, 1 << 20)) { /* before sizing the scratch */
+        a.in0 = f->data[0];
+        a.in1 = f->data[1];
+        a.out = f->data[2];
+        ct_run_shared(sh, &a, order == CT_SHARED_THREADS);
+        return 1;
+    }
     n = tc__contract_tasks(sh);
     scratch = malloc(tc__contract_scratch_size(sh) + 1);
     a.in0 = f->data[0];
@@ -209,7 +255,8 @@ static int ct_compare(const ct_fix *f, const double *ref, const double *mag, con
    the reference and against each other bitwise. accumulate: T starts with
    random data and the engine adds (`+=`); else T starts at 0 and the
    engine assigns (a `+=!` covering T), also checked against zero-fill +
-   accumulate. Returns the shape of the last run through *out if given. */
+   accumulate. Returns the shape of the last order's run through *out if
+   given. */
 static void ct_check(const char *src, int stmt, const char *sizes, int accumulate,
                      int transpose_first, tc__contract_shape *out) {
     ct_fix f;
@@ -236,7 +283,7 @@ static void ct_check(const char *src, int stmt, const char *sizes, int accumulat
     if (!accumulate) memset(f.data[2], 0, bytes);
     memcpy(init, f.data[2], bytes);
     ct_reference(&f, init, ref, mag);
-    for (order = CT_ALL; order <= CT_KEPT_MIXED; order++) {
+    for (order = CT_ALL; order <= CT_SHARED_THREADS; order++) {
         memcpy(f.data[2], init, bytes);
         CHECK(ct_run(&f, !accumulate, order, &sh));
         bad = ct_compare(&f, ref, mag, sizes);
@@ -247,13 +294,13 @@ static void ct_check(const char *src, int stmt, const char *sizes, int accumulat
             CHECKF(memcmp(first, f.data[2], bytes) == 0, "%s [%s]: order %d differs bitwise", src,
                    sizes, order);
     }
+    if (out) *out = sh; /* the last order's: shared panels where the engine takes them */
     if (!accumulate) { /* assign == zero fill + accumulate, bitwise */
         memset(f.data[2], 0, bytes);
         CHECK(ct_run(&f, 0, CT_ALL, &sh));
         CHECKF(memcmp(first, f.data[2], bytes) == 0, "%s [%s]: assign differs from fill + add", src,
                sizes);
     }
-    if (out) *out = sh;
     free(ref);
     free(mag);
     free(init);
@@ -499,6 +546,27 @@ static void test_paths_bitwise(void) {
     ct_free(&f1);
 }
 
+/* Shared panels (every ct_check runs them; these shapes take them where
+   a thread's own panels would not fit): the ring wraps (5 k blocks),
+   several groups (N blocks, batches), `+=` into data, a transposed X,
+   edge tiles, gathered packing (conv), one M block (tasks in k order). */
+static void test_shared(void) {
+    tc__contract_shape sh;
+    ct_check(ct_mm, 0, "M=200,K=1100,N=300", 0, 0, &sh);
+    CHECK(sh.share && sh.nk == 5 && sh.items == sh.stages * (sh.pieces + sh.nm));
+    ct_check(ct_mm, 0, "M=256,K=600,N=1024", 0, 0, &sh); /* one group, as mm 1024 */
+    CHECK(sh.share && sh.stages == sh.nk);
+    ct_check(ct_mm, 0, "M=64,K=1500,N=700", 1, 1, &sh);
+    CHECK(sh.share && sh.nn == 2);
+    ct_check("def bmm(float(NB,M,K) A, float(NB,K,N) B) -> (C) { C(b,i,j) +=! A(b,i,k) * B(b,k,j) }",
+             0, "NB=2,M=33,K=600,N=1100", 0, 0, &sh);
+    CHECK(sh.share && sh.batch.total == 2);
+    ct_check(ct_conv, 0, "N=1,C=128,H=22,W=22,O=9,KH=3,KW=3", 1, 0, &sh);
+    CHECK(sh.share && sh.swapped);
+    ct_check(ct_mm, 0, "M=8,K=2000,N=1200", 0, 0, &sh);
+    CHECK(sh.share && sh.nm == 1);
+}
+
 /* Statements the engine must leave to the generic VM. */
 static void test_declines(void) {
     static const char *const srcs[] = {
@@ -539,6 +607,7 @@ int main(void) {
     RUN(test_accumulate);
     RUN(test_empty);
     RUN(test_paths_bitwise);
+    RUN(test_shared);
     RUN(test_declines);
     return th_report();
 }

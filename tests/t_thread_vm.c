@@ -17,6 +17,12 @@ typedef struct tv_kernel {
 static const tv_kernel tv_kernels[] = {
     {"def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }", 2, 1,
      {2, 2}, {{67, 131}, {131, 301}}},
+    /* panels too big for each thread's own: shared (tc__contract_share) */
+    {"def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }", 2, 1,
+     {2, 2}, {{200, 1100}, {1100, 300}}},
+    {"def conv(float(N,C,H,W) I, float(O,C,KH,KW) W1) -> (Out) {\n"
+     " Out(n,o,h,w) +=! I(n,c,h+kh,w+kw) * W1(o,c,kh,kw)\n}", 2, 1, {4, 4},
+     {{1, 256, 20, 20}, {64, 256, 3, 3}}},
     {"def rowsum(float(M,N) A) -> (r) { r(i) +=! A(i,j) }", 1, 1, {2}, {{300, 1111}}},
     {"def sum_all(float(N) x) -> (s) { s +=! x(i) }", 1, 1, {1}, {{100003}}},
     {"def softmax(float(M,N) X) -> (mx, e, s, Y) {\n mx(i) max=! X(i,j)\n e(i,j) = exp(X(i,j) - mx(i))\n"
