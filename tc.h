@@ -640,6 +640,9 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf only: the library never prints */
 #include <string.h>
+#if !defined(TC_NO_THREADS)
+#include <sched.h> /* sched_yield: a long wait for another thread's work */
+#endif
 #if defined(__AVX512F__)
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
 /* gcc 12's AVX-512 intrinsics warn about their own `__Y = __Y` (gcc bug
@@ -977,6 +980,20 @@ TC__PRIVATE void tc__spin_pause(void) {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
     __asm__ __volatile__("pause");
 #endif
+}
+
+/* Step `spins` of a wait for another thread's work: a pause at first,
+   then the CPU given up, for a pool with more threads than CPUs, where
+   the thread waited for may need this one's CPU to finish. */
+TC__PRIVATE void tc__spin_wait(int spins) {
+#if !defined(TC_NO_THREADS)
+    if (spins >= 1000) {
+        sched_yield();
+        return;
+    }
+#endif
+    (void)spins;
+    tc__spin_pause();
 }
 
 /* x rounded to the nearest float16 value, as a double: ties to even,
@@ -7975,7 +7992,8 @@ TC__PRIVATE void tc__contract_share_reset(const tc__contract_shape *sh, void *re
    order, never waits). */
 TC__PRIVATE void tc__ct_wait(int64_t *counter, int64_t target) {
 #if defined(TC__HAVE_ATOMICS)
-    while (TC__ATOMIC_LOAD(counter) < target) tc__spin_pause();
+    int spins = 0;
+    while (TC__ATOMIC_LOAD(counter) < target) tc__spin_wait(spins++);
 #else
     (void)counter;
     (void)target;

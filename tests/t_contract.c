@@ -546,24 +546,22 @@ static void test_paths_bitwise(void) {
     ct_free(&f1);
 }
 
-/* Shared panels (every ct_check runs them; these shapes take them where
-   a thread's own panels would not fit): the ring wraps (5 k blocks),
-   several groups (N blocks, batches), `+=` into data, a transposed X,
-   edge tiles, gathered packing (conv), one M block (tasks in k order). */
+/* Shared panels (every ct_check runs them, in claim order and on three
+   threads): the ring wraps (5 k blocks), several groups (N blocks,
+   batches), `+=` into data, a transposed X, edge tiles, gathered packing
+   (conv), one M block (tasks in k order). */
 static void test_shared(void) {
     tc__contract_shape sh;
-    ct_check(ct_mm, 0, "M=200,K=1100,N=300", 0, 0, &sh);
+    ct_check(ct_mm, 0, "M=40,K=1100,N=70", 0, 0, &sh);
     CHECK(sh.share && sh.nk == 5 && sh.items == sh.stages * (sh.pieces + sh.nm));
-    ct_check(ct_mm, 0, "M=256,K=600,N=1024", 0, 0, &sh); /* one group, as mm 1024 */
-    CHECK(sh.share && sh.stages == sh.nk);
-    ct_check(ct_mm, 0, "M=64,K=1500,N=700", 1, 1, &sh);
-    CHECK(sh.share && sh.nn == 2);
+    ct_check(ct_mm, 0, "M=16,K=300,N=100", 1, 1, &sh);
+    CHECK(sh.share && sh.nn >= 2);
     ct_check("def bmm(float(NB,M,K) A, float(NB,K,N) B) -> (C) { C(b,i,j) +=! A(b,i,k) * B(b,k,j) }",
-             0, "NB=2,M=33,K=600,N=1100", 0, 0, &sh);
+             0, "NB=2,M=33,K=600,N=40", 0, 0, &sh);
     CHECK(sh.share && sh.batch.total == 2);
-    ct_check(ct_conv, 0, "N=1,C=128,H=22,W=22,O=9,KH=3,KW=3", 1, 0, &sh);
-    CHECK(sh.share && sh.swapped);
-    ct_check(ct_mm, 0, "M=8,K=2000,N=1200", 0, 0, &sh);
+    ct_check(ct_conv, 0, "N=1,C=70,H=9,W=9,O=9,KH=3,KW=3", 1, 0, &sh);
+    CHECK(sh.share && sh.swapped && sh.nk >= 3);
+    ct_check(ct_mm, 0, "M=8,K=900,N=20", 0, 0, &sh);
     CHECK(sh.share && sh.nm == 1);
 }
 
