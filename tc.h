@@ -60,8 +60,10 @@
        run it at once. A tc_plan and a tc_pool belong to one caller thread at a
        time. Results are bitwise identical for every thread count: threads
        split loops that do not reduce, and long reductions' segments
-       (TC_SEG_LANES), whose boundaries the sizes alone fix; however the
-       work is chunked, each element's operations come in the same order.
+       (TC_SEG_LANES), whose boundaries the sizes alone fix; a matrix
+       product's blocks of k may run on different threads, one after
+       another, in k order. However the work is chunked, each element's
+       operations come in the same order.
 
    ERRORS
        Every fallible call returns tc_status (TC_OK == 0) and fills the
@@ -6809,9 +6811,18 @@ TC__MATH_BLOCK_FN void tc__float_to_half_block(uint16_t *dst, const float *src, 
        tc__contract_keep(&shape)                   1: a thread keeps a GEMM group's
                                                    packed panels between calls
                                                    (call before sizing scratch)
+       tc__contract_share(&shape, max_items)       or 1: threads share the GEMM
+                                                   panels, items one at a time
+                                                   (see "Shared panels"; also
+                                                   before sizing scratch)
        tc__contract_scratch_size(&shape)           scratch bytes per thread
+       tc__contract_shared_size(&shape)            bytes of the shared region
      per run, from any threads (disjoint ranges):
        tc__contract_run_tasks(&shape, &args, first, last, scratch, &kept)
+     or, sharing: tc__contract_share_reset(&shape, region) once, then
+       tc__contract_run_item(&shape, &args, item, region, scratch, &cur)
+       for items [0, shape.items), each claimed by one thread, in increasing
+       order
    strides0/strides1 are the element strides of plan->tensor[0] and [1]
    (the MUL's operands in order), strides_t those of T = plan->tensor[2];
    args holds the same three tensors' data pointers. For example:
@@ -6834,8 +6845,10 @@ TC__MATH_BLOCK_FN void tc__float_to_half_block(uint16_t *dst, const float *src, 
    elements and sums each of them completely: GEMM and row sums run k
    blocks in order, each block in k order from +0 (one FMA per k), and add
    each block's sum to T; GEMV sums keep 16 lanes of partial sums (lane
-   k % 16) added in a fixed tree at the end. So results do not depend on
-   how tasks are distributed or grouped, and within one build every path
+   k % 16) added in a fixed tree at the end. (With shared panels, a task's
+   k blocks are separate items, which may run on different threads; each
+   waits for the one before.) So results do not depend on how tasks are
+   distributed or grouped, and within one build every path
    (full tiles, edge tiles through a buffer, copied or gathered packing,
    vector or scalar tails) performs the same operations per element. The
    order differs from the generic VM's, so results differ from it by
@@ -7993,7 +8006,7 @@ TC__PRIVATE void tc__contract_share_reset(const tc__contract_shape *sh, void *re
 TC__PRIVATE void tc__ct_wait(int64_t *counter, int64_t target) {
 #if defined(TC__HAVE_ATOMICS)
     int spins = 0;
-    while (TC__ATOMIC_LOAD(counter) < target) tc__spin_wait(spins++);
+    while (TC__ATOMIC_LOAD(counter) < target) tc__spin_wait(spins < 1000 ? spins++ : spins);
 #else
     (void)counter;
     (void)target;
@@ -10759,7 +10772,8 @@ typedef struct tc__vm_regfile {
 typedef struct tc__vm_thread {
     unsigned char *regs; /* (n_regs + 2) registers of TC_BLOCK * 8 bytes */
     unsigned char *pack; /* packed Y columns of the contraction microkernel */
-    int64_t ct_kept;     /* the engine's group whose panels are in pack, in this job, or -1 */
+    int64_t ct_kept;     /* the engine's group whose panels are in pack (with shared panels:
+                            the stage whose offsets are), in this job, or -1 */
     void **rp;           /* where each register's lanes are (own buffer or tensor) */
     void *direct;        /* the last instruction writes here (a direct store) */
     unsigned char *uni;  /* per register: lane-uniform (see tc__vm_one_lane) */
@@ -11504,8 +11518,11 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    any thread takes, and tasks go one at a time (tc__contract_share: mm
    1024 at 2 threads, calls alternating with 2 chunks a thread that each
    pack every panel, Intel Xeon model 207: 3% to 8% less median time).
-   Where that makes over TC__VM_MAX_CHUNKS items (a long K) or there are no
-   atomics, 2 chunks a thread. Each of those packs its panels, so they stay
+   Not with fewer M blocks than threads: a task waits for its M block's
+   previous k block, so a stage's tasks are what threads run side by side
+   (16 x 100000 x 16, one M block, 8 threads on 2 CPUs: 2.2 ms as chunks,
+   5 to 7 ms shared). Nor where that makes over TC__VM_MAX_CHUNKS items (a
+   long K), or without atomics: 2 chunks a thread. Each of those packs its panels, so they stay
    few; with one group, the first half of the chunks are bigger than the
    second (shrink), so that a thread whose virtual CPU runs slow holds up
    a small chunk at the end, not a big one (mm 1024 at 2 threads, Intel
@@ -11533,7 +11550,8 @@ TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     else if (sp->ct_shape.gemv || sp->ct_shape.row) sp->n_chunks = tasks;
     else if (tc__contract_keep(&sp->ct_shape)) sp->n_chunks = tasks;
 #if defined(TC__HAVE_ATOMICS)
-    else if (tc__contract_share(&sp->ct_shape, TC__VM_MAX_CHUNKS))
+    else if (sp->ct_shape.nm >= 2 && sp->ct_shape.nm >= P->n_threads &&
+             tc__contract_share(&sp->ct_shape, TC__VM_MAX_CHUNKS))
         sp->n_chunks = sp->n_items = sp->ct_shape.items;
 #endif
     else {
