@@ -6862,7 +6862,9 @@ TC__MATH_BLOCK_FN void tc__float_to_half_block(uint16_t *dst, const float *src, 
    tc__contract_keep says yes, a thread keeps the panels of the group it
    ran last in its scratch, named by its `kept` (-1 before its first call
    in a run: the inputs may have changed), and tasks may go one at a time.
-   kept is NULL otherwise.
+   kept is NULL otherwise. Or, where tc__contract_share says yes, the
+   threads pack each panel once between them and take items one at a time
+   (see "Shared panels", after tc__contract_run_tasks).
 
    Bounds. The engine reads X and Y where the statement's loops say and
    checks nothing; the VM proves these affine reads in bounds for the
