@@ -585,6 +585,12 @@ typedef struct tc_ir_def {
 
 /* Renders sx `id` in TC terms ("H - KH + 1"). snprintf-style. */
 TC_API int tc_sx_format(const tc_ir_def *d, int id, char *buf, size_t cap);
+/* Renders v, index ix of statement st computed as an int64 offset, as the
+   value the index held: a uint64 index (its conversion to int64 looked
+   through) unsigned, 2^64 - 1 rather than -1; others signed. For back
+   ends' out-of-range errors. snprintf-style. */
+TC_API int tc_ir_index_format(const tc_ir_stmt *st, const tc_ir_index *ix, int64_t v, char *buf,
+                              size_t cap);
 /* Evaluates every sx of d. var_values: n_sizevars values; input_values: one
    per input (only 0-rank integer inputs used in sizes are read; may be NULL
    when there are none). out: n_sx values. Fails on overflow. */
@@ -984,18 +990,21 @@ TC__PRIVATE void tc__spin_pause(void) {
 #endif
 }
 
-/* Step `spins` of a wait for another thread's work: a pause at first,
-   then the CPU given up, for a pool with more threads than CPUs, where
-   the thread waited for may need this one's CPU to finish. */
-TC__PRIVATE void tc__spin_wait(int spins) {
-#if !defined(TC_NO_THREADS)
-    if (spins >= 1000) {
-        sched_yield();
+/* One step of a wait for another thread's work (*spins: the steps so far,
+   from 0): 1000 pauses, then the CPU given up at each step, for a pool
+   with more threads than CPUs, where the thread waited for may need this
+   one's CPU to finish. */
+TC__PRIVATE void tc__spin_wait(int *spins) {
+    if (*spins < 1000) {
+        ++*spins;
+        tc__spin_pause();
         return;
     }
-#endif
-    (void)spins;
+#if !defined(TC_NO_THREADS)
+    sched_yield();
+#else
     tc__spin_pause();
+#endif
 }
 
 /* x rounded to the nearest float16 value, as a double: ties to even,
@@ -8008,7 +8017,7 @@ TC__PRIVATE void tc__contract_share_reset(const tc__contract_shape *sh, void *re
 TC__PRIVATE void tc__ct_wait(int64_t *counter, int64_t target) {
 #if defined(TC__HAVE_ATOMICS)
     int spins = 0;
-    while (TC__ATOMIC_LOAD(counter) < target) tc__spin_wait(spins < 1000 ? spins++ : spins);
+    while (TC__ATOMIC_LOAD(counter) < target) tc__spin_wait(&spins);
 #else
     (void)counter;
     (void)target;
@@ -10850,25 +10859,12 @@ TC__PRIVATE int64_t tc__vm_read_offset(const tc__vm_splan *sp, const tc__vm_rpla
     return off;
 }
 
-/* Whether a gather index is a uint64 value (converted to int64 for the
-   offset): its error shows the value it holds, 2^64 - 1, not -1. */
-TC__PRIVATE int tc__vm_index_u64(const tc_ir_stmt *st, const tc_ir_index *ix) {
-    const tc_ir_node *in;
-    if (ix->affine) return 0;
-    in = &st->nodes[ix->node];
-    if (in->op == TC_IR_CAST && in->dtype == TC_INT64) in = &st->nodes[in->args[0]];
-    return in->dtype == TC_UINT64;
-}
-
 /* v: the index as computed, in int64. */
 TC__PRIVATE int tc__vm_bounds_error(tc__vm_run *R, int slot, int dim, int64_t v) {
     const tc__vm_stmt *vs = R->sp->vs;
     const tc_ir_tensor *t = &R->P->ir->tensors[vs->reads[slot].tensor];
     char num[24];
-    if (tc__vm_index_u64(vs->ir, &vs->ir->nodes[vs->reads[slot].node].index[dim]))
-        snprintf(num, sizeof num, "%llu", (unsigned long long)(uint64_t)v);
-    else
-        snprintf(num, sizeof num, "%lld", (long long)v);
+    tc_ir_index_format(vs->ir, &vs->ir->nodes[vs->reads[slot].node].index[dim], v, num, sizeof num);
     tc__set_error(&R->T->err, TC_ERR_BOUNDS,
                   "index %s out of range [0, %lld) in dimension %d of %s, read by `%s` (line %d)",
                   num, (long long)R->P->ext[vs->reads[slot].tensor][dim], dim, t->name,
@@ -13821,8 +13817,9 @@ TC__PRIVATE tc_status tc__vm_plan_row_stmt(tc_plan *P, tc__vm_splan *sp, unsigne
    threads) less time than that, softmax 5% and 8%. With threads, the row
    two ahead: layernorm 4096 x 1024 at 2 threads, calls alternating with
    one row ahead in one process, 7% to 13% less median time (8 runs; three
-   rows ahead: 11% to 13% more than two), softmax 7% less; at 1 thread, two
-   ahead took 4% more. Of a longer row, its first TC__VM_ROW_PF_MAX bytes
+   rows ahead: 11% to 13% more than two), softmax 7% less in 2 runs of 3
+   (the third, in a slow phase, 7% more; the fastest call 8% faster in
+   all three); at 1 thread, two ahead took 4% more. Of a longer row, its first TC__VM_ROW_PF_MAX bytes
    (not measured: a guard, so that a row of megabytes does not become
    thousands of prefetches a row). */
 #define TC__VM_ROW_PF_MAX (16 << 10)
@@ -15325,6 +15322,15 @@ TC_API int tc_program_find(const tc_program *p, const char *name) {
 }
 TC_API const tc_ir_def *tc_program_ir(const tc_program *p, int def) {
     return p && def >= 0 && def < p->n_defs ? &p->ir[def] : NULL;
+}
+
+TC_API int tc_ir_index_format(const tc_ir_stmt *st, const tc_ir_index *ix, int64_t v, char *buf,
+                              size_t cap) {
+    const tc_ir_node *in = ix->affine ? NULL : &st->nodes[ix->node];
+    if (in && in->op == TC_IR_CAST && in->dtype == TC_INT64) in = &st->nodes[in->args[0]];
+    if (in && in->dtype == TC_UINT64)
+        return snprintf(buf, cap, "%llu", (unsigned long long)(uint64_t)v);
+    return snprintf(buf, cap, "%lld", (long long)v);
 }
 #endif /* TC_IMPLEMENTATION */
 

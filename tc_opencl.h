@@ -2606,16 +2606,6 @@ TC__OCL_PRIVATE tc_status tc__ocl_job_launch(tc__ocl_job *J, tc_error *err) {
     return TC_OK;
 }
 
-/* Whether a gather index is a uint64 value (converted to int64 for the
-   offset): its error shows the value it holds, 2^64 - 1, not -1. */
-TC__OCL_PRIVATE int tc__ocl_index_u64(const tc_ir_stmt *st, const tc_ir_index *ix) {
-    const tc_ir_node *in;
-    if (ix->affine) return 0;
-    in = &st->nodes[ix->node];
-    if (in->op == TC_IR_CAST && in->dtype == TC_INT64) in = &st->nodes[in->args[0]];
-    return in->dtype == TC_UINT64;
-}
-
 /* The gather that set error code `code`, in the VM's words. */
 TC__OCL_PRIVATE tc_status tc__ocl_bounds_error(tc__ocl_job *J, const int *e, tc_error *err) {
     const tc_ir_def *ir = J->ir;
@@ -2627,10 +2617,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_bounds_error(tc__ocl_job *J, const int *e, tc_
             const tc_ir_node *nd = &ir->stmts[s].nodes[i];
             if (!tc__ocl_is_gather(ir, nd) || ++code != e[0]) continue;
             if (e[1] < 0 || e[1] >= ir->tensors[nd->tensor].rank) break;
-            if (tc__ocl_index_u64(&ir->stmts[s], &nd->index[e[1]]))
-                snprintf(num, sizeof num, "%llu", (unsigned long long)(uint64_t)v);
-            else
-                snprintf(num, sizeof num, "%lld", (long long)v);
+            tc_ir_index_format(&ir->stmts[s], &nd->index[e[1]], v, num, sizeof num);
             return tc__ocl_error(err, TC_ERR_BOUNDS,
                                  "index %s out of range [0, %lld) in dimension %d of %s, read by "
                                  "`%s` (line %d)",
