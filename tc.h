@@ -14497,14 +14497,18 @@ TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err)
     return TC_OK;
 }
 
-/* The inputs of a plan run must be those the plan was made for. */
+/* The inputs of a plan run must be those the plan was made for. Each is
+   first checked against the signature as tc_run checks it, so a wrong
+   dtype, rank or extent gets the same code and message from both. */
 TC__PRIVATE tc_status tc__vm_same_inputs(const tc_plan *P, const tc_tensor *in, tc_error *err) {
     tc_status rc;
     int i, d;
     for (i = 0; i < P->ir->n_inputs; i++) {
         const tc_tensor *a = &P->in_desc[i], *b = &in[i];
         const char *name = P->ir->tensors[i].name;
-        int same = a->dtype == b->dtype && a->rank == b->rank;
+        int same;
+        if ((rc = tc__vm_check_arg(&P->ir->tensors[i], b, err)) != TC_OK) return rc;
+        same = a->dtype == b->dtype && a->rank == b->rank;
         int64_t dense = 1; /* b's row-major stride in dimension d */
         for (d = a->rank - 1; same && d >= 0; d--) {
             int64_t sb = b->strides ? b->strides[d] : dense;

@@ -460,6 +460,19 @@ static void test_plan_pool_misuse(void) {
         in[0].shape[0] = 1; /* other shapes than the plan's */
         CHECK(tc_plan_run(plan, &rd, &err) != TC_OK && api_untouched(obuf, 8));
         in[0].shape[0] = 2;
+        in[1].dtype = TC_FLOAT64; /* a wrong dtype: tc_run's code and message */
+        CHECKF(tc_plan_run(plan, &rd, &err) == TC_ERR_TYPE && api_untouched(obuf, 8) &&
+                   strstr(err.msg, "Beta") && strstr(err.msg, "float32") && strstr(err.msg, "float64"),
+               "wrong dtype at plan run: %s", err.msg);
+        {
+            tc_error err_run;
+            CHECKF(tc_run(p, &rd, &err_run) == TC_ERR_TYPE && strcmp(err.msg, err_run.msg) == 0,
+                   "tc_run and tc_plan_run differ on a wrong dtype: %s | %s", err_run.msg, err.msg);
+        }
+        in[1].dtype = TC_FLOAT32, in[1].rank = 3; /* a wrong rank: tc_run's code */
+        CHECKF(tc_plan_run(plan, &rd, &err) == TC_ERR_SHAPE && strstr(err.msg, "Beta"),
+               "wrong rank at plan run: %s", err.msg);
+        in[1].rank = 2;
         CHECK(tc_plan_run(plan, &rd, &err) == TC_OK && obuf[5] == 5);
         api_poison(obuf, 8); /* a run's data must be aligned as its plan's was */
         in[1].data = (char *)in[1].data + 1;
