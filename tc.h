@@ -4757,6 +4757,18 @@ TC__PRIVATE int tc__sm_check(tc__sema *S, tc_check_kind kind, int a, int b, int 
     return c->what ? 2 : 0;
 }
 
+/* 1 when the statement's domain is provably empty: some range lo:hi with
+   hi <= lo (`where i in -1:-2`). It then accesses nothing, so nothing is
+   checked: such a range reaches no index, below 0 or past a size. (One
+   that may be empty is checked as if it were not: a provably false check
+   fails at compile time, for it fails whenever the statement runs.) */
+TC__PRIVATE int tc__range_empty(tc__sm_stmt *st) {
+    int v;
+    for (v = 0; v < st->n_vars; v++)
+        if (tc__sx_prove_le(st->S, st->vars[v].hi, st->vars[v].lo) == 1) return 1;
+    return 0;
+}
+
 /* Run-time checks for one access dimension that inference did not bound.
    Returns 0 on error, 1 when nothing was needed, 2 when a check was added. */
 TC__PRIVATE int tc__range_check_access(tc__sm_stmt *st, const tc__sm_access *a, int stmt) {
@@ -4764,6 +4776,7 @@ TC__PRIVATE int tc__range_check_access(tc__sm_stmt *st, const tc__sm_access *a, 
     char text[128], what[256], msg[512], v1[64], v2[64];
     int mn, mx, r1 = 1, r2 = 1, size = S->t[a->tensor].extent[a->dim];
     tc__span sp = a->expr ? a->expr->span : st->st->lhs_span;
+    if (tc__range_empty(st)) return 1;
     if (a->lhs && st->vars[a->dim].fixed) sp = st->vars[a->dim].span;
     if (!tc__range_bounds(st, a->coef, a->off, -1, &mn, &mx)) return 0;
     tc__sm_access_text(st, a, text, sizeof text);

@@ -290,6 +290,16 @@ S = '''def f(float(N) B) -> (A) {
 fails(S, None, 'A', B=rnd(4))
 O = ok_run(S, B=rnd(1))['A']
 assert O.shape == (0,), O.shape"
+py "5 an empty where range reaches no index: nothing to check, nothing written" "
+for rng in ('-1:-2', '9:3', '-4:-4'):
+    S = '''def f(float(N) B) -> (A) {
+  A(i) = B(i)
+  A(i) += B(i + 7) where i in %s
+}''' % rng
+    rc, err = check(S)
+    assert rc == 0 and 'error' not in err and 'warning' not in err, (rng, rc, err)
+    b = rnd(3)
+    assert (ok_run(S, B=b)['A'] == b).all(), rng"
 py "5 where range past a known size on a left-hand index" "
 S = '''def f(float(N) B) -> (A) {
   A(i) = B(i)

@@ -679,6 +679,9 @@ static void test_range_errors(void) {
                  "the index reaches N, but A has size N");
     expect_error("def f(float(N) A) -> (B) { B(i) = A(i * i) }", TC_ERR_RANGE, 1, 35,
                  "A(i * i), whose index is not affine");
+    /* an empty where range reaches no index: no error, no check */
+    CHECK(compile("def f(float(N) A) -> (B) { B(i) = A(i)\n B(i) += A(i - 9) where i in -1:-2 }"));
+    CHECK(D && D->n_checks == 0);
     /* where ranges on left-hand indices below 0, symbolic: a run-time check */
     CHECK(compile("def f(float(N) A, int32 P) -> (B) { B(i) = 1.0 where i in P:N }"));
     if (!D) return;
