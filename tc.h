@@ -5663,6 +5663,7 @@ TC__PRIVATE double tc__math_lgamma_series(double z, int at2) {
     const double *c = at2 ? c2 : c1;
     double s = 0.0;
     int k;
+    if (z == 0.0) return 0.0; /* lgamma(1) = lgamma(2) = +0 (C99 F.9.5.4), not z * g = -0 */
     for (k = at2 ? 43 : 29; k >= 0; k--) s = s * z + c[k];
     return z * ((at2 ? 0.42278433509846713 : -0.5772156649015329) + z * s);
 }

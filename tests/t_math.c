@@ -267,7 +267,7 @@ static void test_special_f64(void) {
         {TC_BUILTIN_RSQRT, -0.0, -inf}, {TC_BUILTIN_RSQRT, inf, 0.0},
         {TC_BUILTIN_RSQRT, -1.0, nan}, {TC_BUILTIN_RCBRT, -0.0, -inf},
         {TC_BUILTIN_RCBRT, -inf, -0.0}, {TC_BUILTIN_EXP10, -inf, 0.0},
-        {TC_BUILTIN_EXP10, 309.0, inf},
+        {TC_BUILTIN_EXP10, 309.0, inf}, {TC_BUILTIN_LGAMMA, 1.0, 0.0}, {TC_BUILTIN_LGAMMA, 2.0, 0.0},
     };
     size_t i;
     for (i = 0; i < sizeof t / sizeof t[0]; i++) {
