@@ -93,6 +93,16 @@ def scale(int32(N) x, int32 k) -> (y, total) {
     total +=! y(i)
 }
 EOF
+cat >scalar_size.tc <<'EOF'
+def s4(int32 K) -> (Y) {
+    Y(i) = float(i) where i in 0:K*2
+}
+EOF
+cat >const_size.tc <<'EOF'
+def c3(float(3) X) -> (Y) {
+    Y(i) = X(i) * 2.0
+}
+EOF
 cat >gather.tc <<'EOF'
 def embed(float(V, E) T, int64(B) idx) -> (O) {
     O(b, e) = T(idx(b), e)
@@ -194,6 +204,13 @@ t "infer temporaries" 0 "$TC" infer softmax.tc N=3 D=5
 has "infer temporary" out "  temporary e: float32(3, 5)"
 t "infer all defs" 0 "$TC" infer conv.tc
 has "infer all defs: last" out "def reversed"
+t "infer sizes from 0-rank inputs only, symbolic" 0 "$TC" infer scalar_size.tc
+line "infer symbolic sizes line names the 0-rank input" out "  sizes: symbolic (missing: K)"
+t "infer sizes from 0-rank inputs only, numbers" 0 "$TC" infer scalar_size.tc K=3
+line "infer sizes line with the 0-rank input" out "  sizes: K=3"
+line "infer 0-rank input sizes the output" out "  output Y: float32(6)"
+t "infer constant extents" 0 "$TC" infer const_size.tc
+line "infer: no sizes at all" out "  sizes: none (every extent is a number)"
 t "infer scalar size input" 0 "$TC" infer mixed.tc N=4 k=3
 line "infer 0-rank output" out "  output total: int32"
 line "infer 0-rank output y" out "  output y: int32(4)"

@@ -744,12 +744,15 @@ static void print_def_text(const cli *c, const tc_ir_def *d, const int64_t *sx, 
     int i, l;
     printf("def %s (line %d)\n", d->name, d->line);
     if (sx) {
+        int shown = 0;
         printf("  sizes:");
         for (i = 0; i < c->n_sizes; i++)
-            if (def_has_size(d, c->sizes[i].name))
+            if (def_has_size(d, c->sizes[i].name)) {
                 printf(" %s=%lld", c->sizes[i].name, (long long)c->sizes[i].value);
-        printf("\n");
-    } else if (d->n_sizevars) {
+                shown = 1;
+            }
+        printf("%s\n", shown ? "" : " none (every extent is a number)");
+    } else { /* missing size variables, 0-rank integer inputs, or both */
         printf("  sizes: symbolic (missing: %s)\n", missing);
     }
     for (i = 0; i < d->n_stmts; i++) {
