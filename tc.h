@@ -14521,9 +14521,9 @@ TC__PRIVATE tc_status tc__vm_same_inputs(const tc_plan *P, const tc_tensor *in, 
         const tc_tensor *a = &P->in_desc[i], *b = &in[i];
         const char *name = P->ir->tensors[i].name;
         int same;
+        int64_t dense = 1; /* b's row-major stride in dimension d */
         if ((rc = tc__vm_check_arg(&P->ir->tensors[i], b, err)) != TC_OK) return rc;
         same = a->dtype == b->dtype && a->rank == b->rank;
-        int64_t dense = 1; /* b's row-major stride in dimension d */
         for (d = a->rank - 1; same && d >= 0; d--) {
             int64_t sb = b->strides ? b->strides[d] : dense;
             same = a->shape[d] == b->shape[d] && (P->ts[i][d] == sb || a->shape[d] <= 1);
