@@ -4776,7 +4776,6 @@ TC__PRIVATE int tc__range_check_access(tc__sm_stmt *st, const tc__sm_access *a, 
     char text[128], what[256], msg[512], v1[64], v2[64];
     int mn, mx, r1 = 1, r2 = 1, size = S->t[a->tensor].extent[a->dim];
     tc__span sp = a->expr ? a->expr->span : st->st->lhs_span;
-    if (tc__range_empty(st)) return 1;
     if (a->lhs && st->vars[a->dim].fixed) sp = st->vars[a->dim].span;
     if (!tc__range_bounds(st, a->coef, a->off, -1, &mn, &mx)) return 0;
     tc__sm_access_text(st, a, text, sizeof text);
@@ -4817,6 +4816,7 @@ TC__PRIVATE int tc__range_branch_read(tc__sm_stmt *st, const tc__sm_access *a) {
 TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
     int i;
     const tc__expr *warned = NULL;
+    if (tc__range_empty(st)) return 1; /* no point of the domain reads or writes */
     for (i = 0; i < st->n_acc; i++) {
         const tc__sm_access *a = &st->acc[i];
         int r;
@@ -11534,16 +11534,16 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    previous k block, so a stage's tasks are what threads run side by side
    (16 x 100000 x 16, one M block, 8 threads on 2 CPUs: 2.2 ms as chunks,
    5 to 7 ms shared). Nor where that makes over TC__VM_MAX_CHUNKS items (a
-   long K), or without atomics: 2 chunks a thread. Each of those packs its panels, so they stay
-   few; with one group, the first half of the chunks are bigger than the
-   second (shrink), so that a thread whose virtual CPU runs slow holds up
-   a small chunk at the end, not a big one (mm 1024 at 2 threads, Intel
-   Xeon model 207, calls alternating with even chunks: 0.97x the time on
-   average over 12 runs, 0.90x to 1.01x). Not with 2 or 3 groups: a big
-   chunk can then span two groups and pack both (2 groups, M 1024, K 1024,
-   N 2048: 1.00x to 1.08x the time). GEMV and row tasks pack no panel: with
-   threads, a task a chunk. Its sums are complete per element, so neither
-   threads nor chunks change them. */
+   long K), or without atomics: 2 chunks a thread. Each of those packs its
+   panels, so they stay few; with one group, the first half of the chunks
+   are bigger than the second (shrink), so that a thread whose virtual CPU
+   runs slow holds up a small chunk at the end, not a big one (mm 1024 at
+   2 threads, Intel Xeon model 207, calls alternating with even chunks:
+   0.97x the time on average over 12 runs, 0.90x to 1.01x). Not with 2 or
+   3 groups: a big chunk can then span two groups and pack both (2 groups,
+   M 1024, K 1024, N 2048: 1.00x to 1.08x the time). GEMV and row tasks
+   pack no panel: with threads, a task a chunk. Its sums are complete per
+   element, so neither threads nor chunks change them. */
 TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     const tc__contract *c = sp->vs->engine;
     int64_t groups, tasks;
@@ -13833,9 +13833,9 @@ TC__PRIVATE tc_status tc__vm_plan_row_stmt(tc_plan *P, tc__vm_splan *sp, unsigne
    one row ahead in one process, 7% to 13% less median time (8 runs; three
    rows ahead: 11% to 13% more than two), softmax 7% less in 2 runs of 3
    (the third, in a slow phase, 7% more; the fastest call 8% faster in
-   all three); at 1 thread, two ahead took 4% more. Of a longer row, its first TC__VM_ROW_PF_MAX bytes
-   (not measured: a guard, so that a row of megabytes does not become
-   thousands of prefetches a row). */
+   all three); at 1 thread, two ahead took 4% more. Of a longer row, its
+   first TC__VM_ROW_PF_MAX bytes (not measured: a guard, so that a row of
+   megabytes does not become thousands of prefetches a row). */
 #define TC__VM_ROW_PF_MAX (16 << 10)
 TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
     tc__vm_rowstep *rows;
@@ -14512,18 +14512,18 @@ TC__PRIVATE tc_status tc__vm_run_stmts(tc_plan *P, tc_pool *pool, tc_error *err)
 }
 
 /* The inputs of a plan run must be those the plan was made for. Each is
-   first checked against the signature as tc_run checks it, so a wrong
-   dtype, rank or extent gets the same code and message from both. */
+   first checked against the signature as tc_run checks it (dtype, rank,
+   extents, strides, alignment), so those errors get the same code and
+   message from both; then against the plan's shapes and strides. */
 TC__PRIVATE tc_status tc__vm_same_inputs(const tc_plan *P, const tc_tensor *in, tc_error *err) {
     tc_status rc;
     int i, d;
     for (i = 0; i < P->ir->n_inputs; i++) {
         const tc_tensor *a = &P->in_desc[i], *b = &in[i];
         const char *name = P->ir->tensors[i].name;
-        int same;
+        int same = 1; /* dtype and rank: the signature's, as the plan's were */
         int64_t dense = 1; /* b's row-major stride in dimension d */
         if ((rc = tc__vm_check_arg(&P->ir->tensors[i], b, err)) != TC_OK) return rc;
-        same = a->dtype == b->dtype && a->rank == b->rank;
         for (d = a->rank - 1; same && d >= 0; d--) {
             int64_t sb = b->strides ? b->strides[d] : dense;
             same = a->shape[d] == b->shape[d] && (P->ts[i][d] == sb || a->shape[d] <= 1);
@@ -14534,7 +14534,6 @@ TC__PRIVATE tc_status tc__vm_same_inputs(const tc_plan *P, const tc_tensor *in, 
                                  "input %s differs from the one the plan was made for", name);
         if (P->numel[i] > 0 && !b->data)
             return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "input %s: data is NULL", name);
-        if ((rc = tc__vm_check_align(name, b->data, b->dtype, err)) != TC_OK) return rc;
         if (b->rank == 0 && tc__dtype_is_int(b->dtype)) {
             int64_t v = 0;
             int k, used = 0;
