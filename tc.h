@@ -1684,7 +1684,7 @@ TC__PRIVATE size_t tc__lex_int_suffix(tc__lexer *L, size_t p, int *lit) {
 }
 
 /* C's floating suffixes f and l, any case. Neither changes the type: a
-   float literal is float32 (SEMANTICS.md 1), float64 beside a float64. */
+   float literal is float32 (SEMANTICS.md 1). */
 TC__PRIVATE int tc__lex_is_fsuffix(int c) { return (c | 0x20) == 'f' || (c | 0x20) == 'l'; }
 
 /* A number run into letters at p: the error, with a hint. */
@@ -2741,10 +2741,10 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      64-bit, 10u is uint32; hex and octal digits as in C, 0xFFFFFFFF int64
      by its value, above INT64_MAX uint64), a float literal float32 (C's
      suffixes f and l are accepted and change nothing), so
-     int8 + 1 is int32 and half * 2.0 is float32. One refinement: a float
-     literal that promotes to float64 keeps its exact decimal value (0.1 is
-     the double 0.1, not the float 0.1f widened), so exact double
-     constants can be written. A store converts implicitly
+     int8 + 1 is int32 and half * 2.0 is float32. A float literal next
+     to a float64 value is its float32 value widened, as in the reference
+     TC: with a float64 d, d * 0.1 is d * double(0.1f) (write d / 10 for
+     the double 0.1). A store converts implicitly
      only when nothing is lost by kind or width: bool -> anything, int ->
      wider int of the same signedness, unsigned -> wider signed, int ->
      any float, float -> wider float. Anything else needs a cast written as
@@ -3531,8 +3531,8 @@ TC__PRIVATE const tc__expr *tc__sm_literal_of(const tc__sm_stmt *st, const tc__e
     return NULL; /* a cycle of bindings: reported where it is used */
 }
 
-/* A literal, possibly negated: built after the other operand so a float
-   literal can see a float64 partner (tc__sm_literal). */
+/* A literal, possibly negated or bound by `where`: typed from its digits
+   (tc__sm_literal), so -2147483648 is one int64 constant. */
 TC__PRIVATE int tc__sm_is_literal(const tc__sm_stmt *st, const tc__expr *e) {
     int neg;
     return tc__sm_literal_of(st, e, &neg) != NULL;
@@ -3628,8 +3628,8 @@ TC__PRIVATE tc__sm_val tc__sm_conv(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
     return tc__sm_mkval(tc__sm_node(st, TC_IR_CAST, t, 1, &v.node), t);
 }
 
-TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint);
-TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint, int select);
+TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e);
+TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int select);
 
 /* An integer literal's type: int32, or int64 where its value does not fit
    (SEMANTICS.md 1); C's suffixes: u unsigned (uint32, or uint64 where it
@@ -3644,11 +3644,12 @@ TC__PRIVATE tc_dtype tc__sm_int_type(const tc__expr *lit) {
 }
 
 /* An integer or float literal, possibly negated (SEMANTICS.md §1). Its
-   type never adapts to the other operand; a float literal next to a
-   float64 operand is built as float64 directly so its value is exact. As
+   type never adapts to the other operand: a float literal is float32, its
+   value rounded once from the digits, and promotes like any float32 (with
+   a float64 d, d * 0.1 is d * double(0.1f), as in the reference TC). As
    in C, the digits alone give an integer its type and a minus keeps it
-   (-2147483648 is int64). A float32 literal must not round to inf. */
-TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hint) {
+   (-2147483648 is int64). A float literal must not round to inf. */
+TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e) {
     int neg;
     const tc__expr *lit = tc__sm_literal_of(st, e, &neg);
     double f;
@@ -3658,13 +3659,10 @@ TC__PRIVATE tc__sm_val tc__sm_literal(tc__sm_stmt *st, const tc__expr *e, int hi
         uint64_t v = neg ? 0 - (uint64_t)lit->ival : (uint64_t)lit->ival;
         return tc__sm_const(st, t, (int64_t)(t == TC_UINT32 ? (uint32_t)v : v), 0.0);
     }
-    f = neg ? -lit->fval : lit->fval;
-    if (hint == (int)TC_FLOAT64) return tc__sm_const(st, TC_FLOAT64, 0, f);
     f = neg ? -lit->fval32 : lit->fval32; /* rounded once from the digits */
     if (fabs(f) > (double)FLT_MAX) {
         tc__fail(st->S->C, TC_ERR_TYPE, lit->span,
-                 "number %.*s is too large for float32 (a float literal's type); next to a "
-                 "float64 operand, or as double(...), it is float64",
+                 "number %.*s is too large for float32 (a float literal's type, SEMANTICS.md 1)",
                  lit->span.length, st->S->C->src + lit->span.offset);
         return tc__sm_fail_val();
     }
@@ -3932,7 +3930,7 @@ TC__PRIVATE int tc__sm_index(tc__sm_stmt *st, const tc__expr *read, int t, int d
         /* Inside a ?: branch the read may happen for some points only: keep
            the general form too, used if the bounds are not provable. */
     }
-    v = tc__sm_expr(st, e, -1);
+    v = tc__sm_expr(st, e);
     if (v.node < 0) return 0;
     if (!tc__dtype_is_int(v.type))
         return tc__fail(S->C, TC_ERR_TYPE, e->span,
@@ -4015,7 +4013,7 @@ TC__PRIVATE tc__sm_val tc__sm_letref(tc__sm_stmt *st, int li, const tc__expr *us
         return tc__sm_fail_val();
     }
     st->lets[li].busy = 1;
-    v = tc__sm_expr(st, st->lets[li].w->expr, -1);
+    v = tc__sm_expr(st, st->lets[li].w->expr);
     st->lets[li].busy = 0;
     if (v.node < 0 ||
         !tc__grow(st->S->C, (void **)&st->lv, &st->cap_lv, st->n_lv + 1, sizeof(tc__sm_letval)))
@@ -4049,14 +4047,8 @@ TC__PRIVATE tc__sm_val tc__sm_ident(tc__sm_stmt *st, const tc__expr *e) {
 /* Builds l and r; a literal side is built second, seeing the other type. */
 TC__PRIVATE int tc__sm_pair(tc__sm_stmt *st, const tc__expr *l, const tc__expr *r, tc__sm_val *vl,
                             tc__sm_val *vr) {
-    int ll = tc__sm_is_literal(st, l), lr = tc__sm_is_literal(st, r);
-    if (ll && !lr) {
-        *vr = tc__sm_expr(st, r, -1);
-        *vl = tc__sm_expr(st, l, vr->node >= 0 ? (int)vr->type : -1);
-    } else {
-        *vl = tc__sm_expr(st, l, -1);
-        *vr = tc__sm_expr(st, r, lr && !ll && vl->node >= 0 ? (int)vl->type : -1);
-    }
+    *vl = tc__sm_expr(st, l);
+    *vr = tc__sm_expr(st, r);
     return vl->node >= 0 && vr->node >= 0;
 }
 
@@ -4087,11 +4079,11 @@ TC__PRIVATE int tc__sm_want_bool(tc__sm_stmt *st, tc__sm_val v, const tc__expr *
    never reads B(-1). They still bound ranges as plain reads do. */
 TC__PRIVATE tc__sm_val tc__sm_logic(tc__sm_stmt *st, const tc__expr *e) {
     const char *what = e->op == TC__T_AND ? "an operand of &&" : "an operand of ||";
-    tc__sm_val a = tc__sm_expr(st, e->args[0], -1), b;
+    tc__sm_val a = tc__sm_expr(st, e->args[0]), b;
     int reads, args[3];
     if (!tc__sm_want_bool(st, a, e->args[0], what)) return tc__sm_fail_val();
     reads = st->n_acc; /* accesses before b's */
-    b = tc__sm_branch(st, e->args[1], -1, 0);
+    b = tc__sm_branch(st, e->args[1], 0);
     if (!tc__sm_want_bool(st, b, e->args[1], what)) return tc__sm_fail_val();
     args[0] = a.node;
     if (st->n_acc == reads) {
@@ -4126,10 +4118,10 @@ TC__PRIVATE tc__sm_val tc__sm_binary(tc__sm_stmt *st, const tc__expr *e) {
     return tc__sm_fail_val();
 }
 
-TC__PRIVATE tc__sm_val tc__sm_unary(tc__sm_stmt *st, const tc__expr *e, int hint) {
+TC__PRIVATE tc__sm_val tc__sm_unary(tc__sm_stmt *st, const tc__expr *e) {
     tc__sm_val v;
-    if (tc__sm_is_literal(st, e)) return tc__sm_literal(st, e, hint);
-    v = tc__sm_expr(st, e->args[0], -1);
+    if (tc__sm_is_literal(st, e)) return tc__sm_literal(st, e);
+    v = tc__sm_expr(st, e->args[0]);
     if (v.node < 0) return v;
     if (e->op == TC__T_NOT) {
         if (!tc__sm_want_bool(st, v, e->args[0], "the operand of !")) return tc__sm_fail_val();
@@ -4142,7 +4134,7 @@ TC__PRIVATE tc__sm_val tc__sm_unary(tc__sm_stmt *st, const tc__expr *e, int hint
 
 /* One branch of ?: (select), or the right side of && / ||, in its own
    branch context (lets computed inside it are not reused outside). */
-TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hint, int select) {
+TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int select) {
     tc__sm_val v;
     if (st->n_branch == (int)(sizeof st->branch / sizeof st->branch[0])) {
         tc__fail(st->S->C, TC_ERR_LIMIT, e->span, "?:, && and || nested too deeply");
@@ -4150,25 +4142,19 @@ TC__PRIVATE tc__sm_val tc__sm_branch(tc__sm_stmt *st, const tc__expr *e, int hin
     }
     st->branch[st->n_branch++] = ++st->next_branch;
     st->n_select += select;
-    v = tc__sm_expr(st, e, hint);
+    v = tc__sm_expr(st, e);
     st->n_select -= select;
     st->n_branch--;
     return v;
 }
 
 TC__PRIVATE tc__sm_val tc__sm_ternary(tc__sm_stmt *st, const tc__expr *e) {
-    tc__sm_val c = tc__sm_expr(st, e->args[0], -1), a, b;
+    tc__sm_val c = tc__sm_expr(st, e->args[0]), a, b;
     tc_dtype t;
     int args[3];
     if (!tc__sm_want_bool(st, c, e->args[0], "the condition of ?:")) return tc__sm_fail_val();
-    if (tc__sm_is_literal(st, e->args[1]) && !tc__sm_is_literal(st, e->args[2])) {
-        b = tc__sm_branch(st, e->args[2], -1, 1);
-        a = tc__sm_branch(st, e->args[1], b.node >= 0 ? (int)b.type : -1, 1);
-    } else {
-        a = tc__sm_branch(st, e->args[1], -1, 1);
-        b = tc__sm_branch(st, e->args[2],
-                          tc__sm_is_literal(st, e->args[2]) && a.node >= 0 ? (int)a.type : -1, 1);
-    }
+    a = tc__sm_branch(st, e->args[1], 1);
+    b = tc__sm_branch(st, e->args[2], 1);
     if (a.node < 0 || b.node < 0) return tc__sm_fail_val();
     t = tc__sm_promote(a.type, b.type, 1);
     a = tc__sm_conv(st, a, t);
@@ -4204,28 +4190,20 @@ TC__PRIVATE tc__sm_val tc__sm_cast(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
 TC__PRIVATE tc__sm_val tc__sm_builtin(tc__sm_stmt *st, const tc__expr *e, int b) {
     tc__sm_val v[4];
     tc_dtype t = TC_FLOAT16;
-    int i, any = 0, literal = 0, args[4], id;
+    int i, args[4], id;
     if (e->nargs != tc__builtins[b].arity) {
         tc__fail(st->S->C, TC_ERR_TYPE, e->span, "%s takes %d argument%s, %d given", e->name,
                  tc__builtins[b].arity, tc__builtins[b].arity == 1 ? "" : "s", e->nargs);
         return tc__sm_fail_val();
     }
-    for (i = 0; i < e->nargs; i++) {
+    for (i = 0; i < e->nargs; i++) { /* hypot(H(i), 2.5) is float32, as H(i) * 2.5 is */
         tc_dtype a;
-        if (tc__sm_is_literal(st, e->args[i])) {
-            literal = 1;
-            continue;
-        }
-        v[i] = tc__sm_expr(st, e->args[i], -1);
+        v[i] = tc__sm_expr(st, e->args[i]);
         if (v[i].node < 0) return v[i];
         a = tc__dtype_is_float(v[i].type) ? v[i].type : TC_FLOAT32;
-        if (!any || tc__sm_fsize(a) > tc__sm_fsize(t)) t = a;
-        any = 1;
+        if (i == 0 || tc__sm_fsize(a) > tc__sm_fsize(t)) t = a;
     }
-    /* hypot(H(i), 2.5) is float32, as H(i) * 2.5 is */
-    if (!any || (literal && tc__sm_fsize(t) < tc__sm_fsize(TC_FLOAT32))) t = TC_FLOAT32;
     for (i = 0; i < e->nargs; i++) {
-        if (tc__sm_is_literal(st, e->args[i])) v[i] = tc__sm_literal(st, e->args[i], (int)t);
         v[i] = tc__sm_conv(st, v[i], t);
         args[i] = v[i].node;
     }
@@ -4263,7 +4241,7 @@ TC__PRIVATE tc__sm_val tc__sm_call(tc__sm_stmt *st, const tc__expr *e) {
                      e->name, e->nargs);
             return tc__sm_fail_val();
         }
-        return tc__sm_cast(st, tc__sm_expr(st, e->args[0], (int)dt), dt);
+        return tc__sm_cast(st, tc__sm_expr(st, e->args[0]), dt);
     }
     i = tc__ast_def_named(st->S->ast, e->name, strlen(e->name));
     if (i >= st->E->def_index) {
@@ -4294,18 +4272,16 @@ TC__PRIVATE int tc__sm_too_deep(tc__sm_stmt *st, int depth, const tc__expr *e) {
     return 1;
 }
 
-/* The typed node of e. hint: the other operand type a literal sees, or -1. */
-TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e, int hint) {
+/* The typed node of e. */
+TC__PRIVATE tc__sm_val tc__sm_expr(tc__sm_stmt *st, const tc__expr *e) {
     tc__sm_val v = tc__sm_fail_val();
     int id, sx;
     if (st->S->C->failed) return v;
     if (tc__sm_too_deep(st, ++st->depth, e)) return v;
     switch (e->kind) {
-    case TC__E_INT: case TC__E_FLOAT: v = tc__sm_literal(st, e, hint); break;
-    case TC__E_IDENT:
-        v = tc__sm_is_literal(st, e) ? tc__sm_literal(st, e, hint) : tc__sm_ident(st, e);
-        break;
-    case TC__E_UNARY: v = tc__sm_unary(st, e, hint); break;
+    case TC__E_INT: case TC__E_FLOAT: v = tc__sm_literal(st, e); break;
+    case TC__E_IDENT: v = tc__sm_is_literal(st, e) ? tc__sm_literal(st, e) : tc__sm_ident(st, e); break;
+    case TC__E_UNARY: v = tc__sm_unary(st, e); break;
     case TC__E_BINARY: v = tc__sm_binary(st, e); break;
     case TC__E_TERNARY: v = tc__sm_ternary(st, e); break;
     case TC__E_CALL: v = tc__sm_call(st, e); break;
@@ -5056,14 +5032,13 @@ TC__PRIVATE tc__sm_val tc__lower_rhs(tc__sm_stmt *st, int t) {
         if (s->where[i].kind == TC__W_EXISTS) {
             int n_nodes = st->n_nodes, n_lv = st->n_lv, n_reads = st->n_reads;
             st->in_exists = 1;
-            if (tc__sm_expr(st, s->where[i].expr, -1).node < 0) return tc__sm_fail_val();
+            if (tc__sm_expr(st, s->where[i].expr).node < 0) return tc__sm_fail_val();
             st->in_exists = 0;
             st->n_nodes = n_nodes;
             st->n_lv = n_lv;
             st->n_reads = n_reads;
         }
-    return tc__lower_store(st, t, tc__sm_expr(st, s->rhs,
-                                              st->S->ti[t].typed ? (int)st->S->t[t].dtype : -1));
+    return tc__lower_store(st, t, tc__sm_expr(st, s->rhs));
 }
 
 /* A statement may read the tensor it writes only at the element it writes

@@ -701,19 +701,24 @@ assert o['q'].dtype == f32 and (o['q'] == h.astype(f32) / f32(3)).all(), o['q']
 assert o['r'].dtype == np.float64 and o['s'].dtype == np.int64
 assert list(o['s']) == [4294967396, 4294967196], o['s']"
 
-py "1 literals: a float64 context keeps the decimal value, also through a where binding" "
-S = '''def f(double(N) d) -> (a, b, c, e, g) {
+py "1 literals: a float literal is float32 in a float64 context too (widened), also through a where binding" "
+S = '''def f(double(N) d) -> (a, b, c, e, g, h) {
   a(i) = d(i) * 0.1
   b(i) = d(i) * c1 where c1 = 0.1
   c(i) = d(i) > 2.0 ? c2 : d(i) where c2 = -0.1
-  e(i) = d(i) * 1e300
-  g(i) = double(1e300) + d(i) * 0
+  e(i) = d(i) * 1e30
+  g(i) = double(0.1) + d(i) * 0
+  h(i) = d(i) / 10
 }'''
 d = np.arange(5.0)
 o = ok_run(S, d=d)
-assert (o['a'] == d * 0.1).all() and (o['b'] == d * 0.1).all(), (o['a'], o['b'])
-assert (o['c'] == np.where(d > 2, -0.1, d)).all(), o['c']
-assert (o['e'] == d * 1e300).all() and (o['g'] == 1e300).all(), (o['e'], o['g'])"
+w = np.float64(f32(0.1))
+assert o['a'].dtype == np.float64 and (o['a'] == d * w).all() and (o['b'] == d * w).all(), (o['a'], o['b'])
+assert (o['c'] == np.where(d > 2, -w, d)).all(), o['c']
+assert (o['e'] == d * np.float64(f32(1e30))).all() and (o['g'] == w).all(), (o['e'], o['g'])
+assert (o['h'] == d / 10).all(), o['h']
+rc, e = check('def f(double(N) d) -> (a) { a(i) = d(i) * 1e300 }')
+assert rc == 1 and ':1:43: error: number 1e300 is too large for float32' in e, e"
 py "1 literals in C syntax: hex, octal, integer suffixes, hex floats" "
 S = '''def f(float(N) x) -> (a, b, c, d, e, g, h, k) {
   a(i) = 0x1F + 010 + 0 where i in 0:N
@@ -950,7 +955,7 @@ assert got == dict(a='float32', b='float32', c='float32', d='float16', e='float6
 h, dd = vec(1, 3, dtype=np.float16), vec(0.5, 2, dtype=np.float64)
 o = ok_run(S, H=h, D=dd)
 assert o['a'].dtype == f32 and close(o['a'], np.hypot(h.astype(f32), f32(2.5)))
-assert o['e'].dtype == np.float64 and np.allclose(o['e'], np.hypot(dd, 0.1), rtol=1e-15, atol=0)"
+assert o['e'].dtype == np.float64 and np.allclose(o['e'], np.hypot(dd, np.float64(f32(0.1))), rtol=1e-15, atol=0)"
 py "size expressions at the ends of int64: no trap, no wrong proof" "
 # (N - 2^63) / -1 divided INT64_MIN by -1 inside the simplifier (SIGFPE)
 S = 'def f(float(N) A) -> (B) { B(i) = A(i) where i in 0:(N - 9223372036854775807 - 1) / -1 }'
@@ -1021,5 +1026,5 @@ S = ('def f(float(N) X, double(N) D) -> (a, b) {\n  a(i) = X(i) * 1.5L + 1e2l - 
 x, d = rnd(3), rnd(3, dtype=np.float64)
 o = ok_run(S, X=x, D=d)
 assert o['a'].dtype == f32 and o['b'].dtype == np.float64
-assert close(o['a'], x * f32(1.5) + f32(100) - f32(8) + f32(2.5)) and np.array_equal(o['b'], d + 0.1)"
+assert close(o['a'], x * f32(1.5) + f32(100) - f32(8) + f32(2.5)) and np.array_equal(o['b'], d + np.float64(f32(0.1)))"
 echo "RESULT $pass $fail"

@@ -473,13 +473,13 @@ def define_dtypes():
          {"a": bits(100, I8), "b": bits(100, U16), "x": unif(100), "w": bits(100, I64)},
          lambda a, b, x, w: {"c": a.astype(I16) + b.astype(I16), "d": x * a.astype(F32), "e": w - b.astype(I64),
                              "f": x + f32c(1.5)})
-    # d: a float literal promoted to float64 keeps its exact value
+    # d: a float literal is float32, widened next to a float64 (SEMANTICS.md 1)
     case("casts", "def casts(float(N) x, int32(N) k) -> (a, b, c, d, e) {\n"
          "    a(i) = int32(x(i) * 10.0)\n    b(i) = float(k(i)) / 3.0\n    c(i) = uint8(k(i))\n"
          "    d(i) = double(x(i)) * 1e-3\n    e(i) = int8(k(i) * 7)\n}\n",
          {"x": unif(200, -50, 50), "k": bits(200, I32)},
          lambda x, k: {"a": (x * f32c(10)).astype(I32), "b": k.astype(F32) / f32c(3), "c": k.astype(U8),
-                       "d": x.astype(F64) * F64(1e-3), "e": (k * I32(7)).astype(I8)})
+                       "d": x.astype(F64) * F64(F32(1e-3)), "e": (k * I32(7)).astype(I8)})
     case("multi-statement", "def multi(float(N) x) -> (y, z) {\n"
          "    t(i) = x(i) * 2.0\n    y(i) = t(i) + 1.0\n    y(i) += x(i)\n    z(i) = y(i) * t(i)\n}\n",
          {"x": unif(300)}, lambda x: {"y": x * f32c(2) + f32c(1) + x, "z": (x * f32c(2) + f32c(1) + x) * (x * f32c(2))})
