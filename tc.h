@@ -409,7 +409,16 @@ typedef enum tc_opcode {
     X(DIV,    2, "a / b (floor; x/0 = 0)")          \
     X(MOD,    2, "a % b (sign of b; x%0 = 0)")      \
     X(MIN,    2, "min(a, b)")                       \
-    X(MAX,    2, "max(a, b)")
+    X(MAX,    2, "max(a, b)")                       \
+    X(LT,     2, "a < b (1 or 0)")                  \
+    X(LE,     2, "a <= b (1 or 0)")                 \
+    X(GT,     2, "a > b (1 or 0)")                  \
+    X(GE,     2, "a >= b (1 or 0)")                 \
+    X(EQ,     2, "a == b (1 or 0)")                 \
+    X(NE,     2, "a != b (1 or 0)")                 \
+    X(AND,    2, "a && b (1 or 0)")                 \
+    X(OR,     2, "a || b (1 or 0)")                 \
+    X(SELECT, 3, "`value` ? a : b (`value` is the condition's id)")
 /* clang-format on */
 typedef enum tc_sx_op {
 #define TC__SX_ENUM(name, arity, doc) TC_SX_##name,
@@ -420,8 +429,9 @@ typedef enum tc_sx_op {
 
 typedef struct tc_sx {
     tc_sx_op op;
-    int a, b;      /* operand ids (binary ops) */
-    int64_t value; /* CONST value, VAR size-variable index, SCALAR input index */
+    int a, b;      /* operand ids (binary ops, SELECT's two branches) */
+    int64_t value; /* CONST value, VAR size-variable index, SCALAR input index,
+                      SELECT's condition id (every operand id is below the node's) */
 } tc_sx;
 
 /* Reductions: TC spelling without `!`. */
@@ -1311,6 +1321,29 @@ struct tc_program {
 
 /* ==== [tc:sx] Size expressions: evaluation and printing =================== */
 
+/* a op b for a binary op; 0 when + - or * overflows 64 bits (or op is
+   not binary). */
+TC__PRIVATE int tc__sx_fold(tc_sx_op op, int64_t a, int64_t b, int64_t *r) {
+    switch (op) {
+    case TC_SX_ADD: return tc__add64(a, b, r);
+    case TC_SX_SUB: return tc__sub64(a, b, r);
+    case TC_SX_MUL: return tc__mul64(a, b, r);
+    case TC_SX_DIV: *r = tc__floordiv64(a, b); return 1;
+    case TC_SX_MOD: *r = tc__floormod64(a, b); return 1;
+    case TC_SX_MIN: *r = a < b ? a : b; return 1;
+    case TC_SX_MAX: *r = a > b ? a : b; return 1;
+    case TC_SX_LT: *r = a < b; return 1;
+    case TC_SX_LE: *r = a <= b; return 1;
+    case TC_SX_GT: *r = a > b; return 1;
+    case TC_SX_GE: *r = a >= b; return 1;
+    case TC_SX_EQ: *r = a == b; return 1;
+    case TC_SX_NE: *r = a != b; return 1;
+    case TC_SX_AND: *r = a != 0 && b != 0; return 1;
+    case TC_SX_OR: *r = a != 0 || b != 0; return 1;
+    default: return 0;
+    }
+}
+
 TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
                             const int64_t *input_values, int64_t *out, tc_error *err) {
     int i;
@@ -1335,14 +1368,9 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
                                      d->tensors[s->value].name);
             r = input_values[s->value];
             break;
-        case TC_SX_ADD: ok = tc__add64(a, b, &r); break;
-        case TC_SX_SUB: ok = tc__sub64(a, b, &r); break;
-        case TC_SX_MUL: ok = tc__mul64(a, b, &r); break;
-        case TC_SX_DIV: r = tc__floordiv64(a, b); break;
-        case TC_SX_MOD: r = tc__floormod64(a, b); break;
-        case TC_SX_MIN: r = a < b ? a : b; break;
-        case TC_SX_MAX: r = a > b ? a : b; break;
+        case TC_SX_SELECT: r = out[s->value] ? a : b; break;
         case TC_SX_OP_COUNT: ok = 0; break;
+        default: ok = tc__sx_fold(s->op, a, b, &r); break;
         }
         if (!ok) {
             char buf[128];
@@ -1382,19 +1410,38 @@ TC__PRIVATE int tc__buf_done(tc__buf *b) {
     return b->len > INT_MAX ? INT_MAX : (int)b->len;
 }
 
-/* Binding strength of an sx as printed: 1 + -, 2 * / %, 3 atoms. */
+/* Binding strength of an sx as printed, as in C: 1 ?:, 2 ||, 3 &&,
+   4 == !=, 5 < <=, 6 + -, 7 * / %, 8 atoms (a negative constant 0: in
+   parentheses as an operand). */
 TC__PRIVATE int tc__sx_prec(const tc_sx *s) {
     switch (s->op) {
-    case TC_SX_ADD: case TC_SX_SUB: return 1;
-    case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: return 2;
-    case TC_SX_CONST: return s->value < 0 ? 0 : 3;
-    default: return 3;
+    case TC_SX_SELECT: return 1;
+    case TC_SX_OR: return 2;
+    case TC_SX_AND: return 3;
+    case TC_SX_EQ: case TC_SX_NE: return 4;
+    case TC_SX_LT: case TC_SX_LE: case TC_SX_GT: case TC_SX_GE: return 5;
+    case TC_SX_ADD: case TC_SX_SUB: return 6;
+    case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: return 7;
+    case TC_SX_CONST: return s->value < 0 ? 0 : 8;
+    default: return 8;
     }
+}
+/* x == 0 for x an && or || (tc__sx_not), in either order. */
+TC__PRIVATE int tc__sx_is_negation(const tc_ir_def *d, const tc_sx *s) {
+    const tc_sx *l = &d->sx[s->a], *r = &d->sx[s->b];
+    if (l->op == TC_SX_CONST) {
+        const tc_sx *t = l;
+        l = r;
+        r = t;
+    }
+    return s->op == TC_SX_EQ && r->op == TC_SX_CONST && r->value == 0 &&
+           (l->op == TC_SX_AND || l->op == TC_SX_OR);
 }
 TC__PRIVATE void tc__sx_print(const tc_ir_def *d, int id, tc__buf *b, int min_prec) {
     const tc_sx *s = &d->sx[id];
     int prec = tc__sx_prec(s), paren = prec < min_prec;
-    static const char *const ops[] = {"+", "-", "*", "/", "%"};
+    /* the binary operators, in TC_SX_OPS order from ADD (MIN and MAX are calls) */
+    static const char *const ops[] = {"+", "-", "*", "/", "%", "", "", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
     if (paren) tc__bprintf(b, "(");
     switch (s->op) {
     case TC_SX_CONST: tc__bprintf(b, "%lld", (long long)s->value); break;
@@ -1411,14 +1458,29 @@ TC__PRIVATE void tc__sx_print(const tc_ir_def *d, int id, tc__buf *b, int min_pr
         /* a + (-c) reads better as a - c */
         if (d->sx[s->b].op == TC_SX_CONST && d->sx[s->b].value < 0 &&
             d->sx[s->b].value != INT64_MIN) {
-            tc__sx_print(d, s->a, b, 1);
+            tc__sx_print(d, s->a, b, prec);
             tc__bprintf(b, " - %lld", -(long long)d->sx[s->b].value);
             break;
         }
         /* fall through */
-    case TC_SX_SUB: case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD:
+    case TC_SX_EQ: /* !(a || b) is built (a || b) == 0 */
+        if (tc__sx_is_negation(d, s)) {
+            tc__bprintf(b, "!");
+            tc__sx_print(d, d->sx[s->a].op == TC_SX_CONST ? s->b : s->a, b, 8);
+            break;
+        }
+        /* fall through */
+    case TC_SX_SUB: case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: case TC_SX_LT: case TC_SX_LE:
+    case TC_SX_GT: case TC_SX_GE: case TC_SX_NE: case TC_SX_AND: case TC_SX_OR:
         tc__sx_print(d, s->a, b, prec);
         tc__bprintf(b, " %s ", ops[s->op - TC_SX_ADD]);
+        tc__sx_print(d, s->b, b, prec + 1);
+        break;
+    case TC_SX_SELECT: /* a nested ?: in parentheses, wherever it is */
+        tc__sx_print(d, (int)s->value, b, prec + 1);
+        tc__bprintf(b, " ? ");
+        tc__sx_print(d, s->a, b, prec + 1);
+        tc__bprintf(b, " : ");
         tc__sx_print(d, s->b, b, prec + 1);
         break;
     case TC_SX_OP_COUNT: break;
@@ -1444,6 +1506,7 @@ TC__PRIVATE void tc__sx_leaves(const tc_ir_def *d, int id, const int64_t *values
     int i;
     if (s->op >= TC_SX_ADD) {
         if (depth < 32) {
+            if (s->op == TC_SX_SELECT) tc__sx_leaves(d, (int)s->value, values, b, seen, n_seen, depth + 1);
             tc__sx_leaves(d, s->a, values, b, seen, n_seen, depth + 1);
             tc__sx_leaves(d, s->b, values, b, seen, n_seen, depth + 1);
         }
@@ -2758,6 +2821,10 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
      shapes (declared output dims, call arguments): TC_ERR_SHAPE.
    - `where k in lo:hi` for a k the statement does not use is an error; a
      variable used only in `exists` is an index variable like the others.
+     lo and hi are size expressions (tc_sx): size variables, integer
+     literals, T.d, 0-rank integer inputs, + - * / % min max, comparisons
+     (1 or 0), && || ! of comparisons and c ? a : b with c a comparison
+     (both branches are evaluated: each must fit 64 bits).
    - Lets may use index variables and other lets (in any order, no cycles);
      they are inlined, and one let used twice outside `?:` branches shares
      its nodes. Lets are not size expressions.
@@ -3134,7 +3201,9 @@ TC__PRIVATE tc__ival tc__sx_bounds(const tc__sema *S, int id, int depth) {
                                                                         : tc__ival_scale(a, b.hi).hi);
     case TC_SX_MIN: return tc__ival_make(a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
     case TC_SX_MAX: return tc__ival_make(a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
-    default: return all;
+    case TC_SX_SELECT: return tc__ival_make(a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+    case TC_SX_OP_COUNT: return all;
+    default: return tc__ival_make(0, 1); /* a comparison */
     }
 }
 
@@ -3171,8 +3240,9 @@ TC__PRIVATE tc__ival tc__lin_bounds(const tc__sema *S, const tc__lin *L0) {
 }
 
 /* a + ka <= b + kb: 1 proven, 0 disproven, -1 unknown. Linear bounds
-   first, then the structure: min/max on either side, constants peeled off,
-   x / c <= y / c when x <= y. */
+   first, then the structure: min/max on either side, both branches of a
+   ?: (its condition unused), constants peeled off, x / c <= y / c when
+   x <= y. */
 TC__PRIVATE int tc__sx_prove_le_d(const tc__sema *S, int a, int64_t ka, int b, int64_t kb,
                                   int depth) {
     const tc_sx *x = &S->sx[a], *y = &S->sx[b];
@@ -3190,9 +3260,9 @@ TC__PRIVATE int tc__sx_prove_le_d(const tc__sema *S, int a, int64_t ka, int b, i
         return tc__sx_prove_le_d(S, x->a, c1, b, kb, depth) == 1 ? 1 : -1;
     if (y->op == TC_SX_ADD && tc__sx_isconst(S, y->b, &c2) && tc__add64(kb, c2, &c2))
         return tc__sx_prove_le_d(S, a, ka, y->a, c2, depth) == 1 ? 1 : -1;
-    if ((y->op == TC_SX_MIN && tc__sx_prove_le_d(S, a, ka, y->a, kb, depth) == 1 &&
+    if (((y->op == TC_SX_MIN || y->op == TC_SX_SELECT) && tc__sx_prove_le_d(S, a, ka, y->a, kb, depth) == 1 &&
          tc__sx_prove_le_d(S, a, ka, y->b, kb, depth) == 1) ||
-        (x->op == TC_SX_MAX && tc__sx_prove_le_d(S, x->a, ka, b, kb, depth) == 1 &&
+        ((x->op == TC_SX_MAX || x->op == TC_SX_SELECT) && tc__sx_prove_le_d(S, x->a, ka, b, kb, depth) == 1 &&
          tc__sx_prove_le_d(S, x->b, ka, b, kb, depth) == 1) ||
         (x->op == TC_SX_MIN && (tc__sx_prove_le_d(S, x->a, ka, b, kb, depth) == 1 ||
                                 tc__sx_prove_le_d(S, x->b, ka, b, kb, depth) == 1)) ||
@@ -3222,18 +3292,6 @@ TC__PRIVATE int tc__sx_prove_eq(const tc__sema *S, int a, int b) {
     return -1;
 }
 
-TC__PRIVATE int tc__sx_fold(tc_sx_op op, int64_t a, int64_t b, int64_t *r) {
-    switch (op) {
-    case TC_SX_ADD: return tc__add64(a, b, r);
-    case TC_SX_SUB: return tc__sub64(a, b, r);
-    case TC_SX_MUL: return tc__mul64(a, b, r);
-    case TC_SX_DIV: *r = tc__floordiv64(a, b); return 1;
-    case TC_SX_MOD: *r = tc__floormod64(a, b); return 1;
-    case TC_SX_MIN: *r = a < b ? a : b; return 1;
-    case TC_SX_MAX: *r = a > b ? a : b; return 1;
-    default: return 0;
-    }
-}
 
 /* a / c or a % c for a constant c whose multiples make up a (exact). */
 TC__PRIVATE int tc__sx_divexact(tc__sema *S, tc_sx_op op, int a, int64_t c) {
@@ -3277,6 +3335,12 @@ TC__PRIVATE int tc__sx_bin(tc__sema *S, tc_sx_op op, int a, int b) {
         if (le == 1) return op == TC_SX_MIN ? a : b;
         if (ge == 1 || le == 0) return op == TC_SX_MIN ? b : a;
     }
+    if (op == TC_SX_LT || op == TC_SX_LE || op == TC_SX_GT || op == TC_SX_GE) {
+        /* decided when provable either way: a < b is a + 1 <= b, a > b is b + 1 <= a */
+        int gt = op == TC_SX_GT || op == TC_SX_GE, strict = op == TC_SX_LT || op == TC_SX_GT;
+        int le = tc__sx_prove_le_d(S, gt ? b : a, strict, gt ? a : b, 0, 0);
+        if (le >= 0) return tc__sx_const(S, le);
+    }
     if ((op == TC_SX_DIV || op == TC_SX_MOD) && kb) {
         int q;
         if (cb == 0) return tc__sx_const(S, 0);
@@ -3285,7 +3349,9 @@ TC__PRIVATE int tc__sx_bin(tc__sema *S, tc_sx_op op, int a, int b) {
         q = tc__sx_divexact(S, op, a, cb);
         if (q != -2) return q;
     }
-    if ((op == TC_SX_MUL || op == TC_SX_MIN || op == TC_SX_MAX) && a > b) {
+    if ((op == TC_SX_MUL || op == TC_SX_MIN || op == TC_SX_MAX || op == TC_SX_EQ || op == TC_SX_NE ||
+         op == TC_SX_AND || op == TC_SX_OR) &&
+        a > b) {
         int t = a;
         a = b;
         b = t;
@@ -3293,6 +3359,29 @@ TC__PRIVATE int tc__sx_bin(tc__sema *S, tc_sx_op op, int a, int b) {
     return tc__sx_raw(S, op, a, b, 0);
 }
 TC__PRIVATE int tc__sx_add(tc__sema *S, int a, int b) { return tc__sx_bin(S, TC_SX_ADD, a, b); }
+/* !c for a condition c: a comparison inverted (!(a < b) is a >= b),
+   else c == 0. */
+TC__PRIVATE int tc__sx_not(tc__sema *S, int c) {
+    const tc_sx *x;
+    if (c < 0 || S->C->failed) return -1;
+    x = &S->sx[c];
+    switch (x->op) {
+    case TC_SX_LT: return tc__sx_bin(S, TC_SX_GE, x->a, x->b);
+    case TC_SX_LE: return tc__sx_bin(S, TC_SX_GT, x->a, x->b);
+    case TC_SX_GT: return tc__sx_bin(S, TC_SX_LE, x->a, x->b);
+    case TC_SX_GE: return tc__sx_bin(S, TC_SX_LT, x->a, x->b);
+    case TC_SX_EQ: return tc__sx_bin(S, TC_SX_NE, x->a, x->b);
+    case TC_SX_NE: return tc__sx_bin(S, TC_SX_EQ, x->a, x->b);
+    default: return tc__sx_bin(S, TC_SX_EQ, c, tc__sx_const(S, 0));
+    }
+}
+/* c ? a : b, the branch itself when c is a constant or both are equal. */
+TC__PRIVATE int tc__sx_select(tc__sema *S, int c, int a, int b) {
+    int64_t k;
+    if (c < 0 || a < 0 || b < 0 || S->C->failed) return -1;
+    if (tc__sx_isconst(S, c, &k)) return k ? a : b;
+    return a == b ? a : tc__sx_raw(S, TC_SX_SELECT, a, b, c);
+}
 TC__PRIVATE int tc__sx_sub(tc__sema *S, int a, int b) { return tc__sx_bin(S, TC_SX_SUB, a, b); }
 TC__PRIVATE int tc__sx_addk(tc__sema *S, int a, int64_t k) {
     return tc__sx_bin(S, TC_SX_ADD, a, tc__sx_const(S, k));
@@ -3706,6 +3795,15 @@ TC__PRIVATE int tc__sm_dim(tc__sema *S, tc__sm_env *E, const tc__expr *e) {
 /* A size expression (SEMANTICS.md §2) as an sx: -2 when e is not one (then
    *bad is the culprit), -1 after an error. Lets are followed when
    allow_let. */
+/* A condition, as ?: and && || ! take one in a size expression as in a
+   kernel (SEMANTICS.md 3): a comparison, or && || ! of conditions. */
+TC__PRIVATE int tc__sm_size_cond(const tc__expr *e) {
+    if (e->kind == TC__E_UNARY) return e->op == TC__T_NOT;
+    return e->kind == TC__E_BINARY &&
+           (e->op == TC__T_LT || e->op == TC__T_LE || e->op == TC__T_GT || e->op == TC__T_GE ||
+            e->op == TC__T_EQ || e->op == TC__T_NE || e->op == TC__T_AND || e->op == TC__T_OR);
+}
+
 TC__PRIVATE int tc__sm_sizex(tc__sm_stmt *st, const tc__expr *e, int allow_let,
                              const tc__expr **bad) {
     tc__sema *S = st->S;
@@ -3734,9 +3832,10 @@ TC__PRIVATE int tc__sm_sizex(tc__sm_stmt *st, const tc__expr *e, int allow_let,
             return tc__sx_raw(S, TC_SX_SCALAR, 0, 0, n->id);
         return -2;
     case TC__E_UNARY:
-        if (e->op == TC__T_NOT || tc__sm_wrapping_neg(e)) return -2;
+        if (tc__sm_wrapping_neg(e) || (e->op == TC__T_NOT && !tc__sm_size_cond(e->args[0]))) return -2;
         a = tc__sm_sizex(st, e->args[0], allow_let, bad);
-        return a < 0 || e->op == TC__T_PLUS ? a : tc__sx_sub(S, tc__sx_const(S, 0), a);
+        if (a < 0 || e->op == TC__T_PLUS) return a;
+        return e->op == TC__T_NOT ? tc__sx_not(S, a) : tc__sx_sub(S, tc__sx_const(S, 0), a);
     case TC__E_BINARY: {
         tc_sx_op op;
         switch (e->op) {
@@ -3745,12 +3844,33 @@ TC__PRIVATE int tc__sm_sizex(tc__sm_stmt *st, const tc__expr *e, int allow_let,
         case TC__T_STAR: op = TC_SX_MUL; break;
         case TC__T_SLASH: op = TC_SX_DIV; break;
         case TC__T_PERCENT: op = TC_SX_MOD; break;
+        case TC__T_LT: op = TC_SX_LT; break;
+        case TC__T_LE: op = TC_SX_LE; break;
+        case TC__T_GT: op = TC_SX_GT; break;
+        case TC__T_GE: op = TC_SX_GE; break;
+        case TC__T_EQ: op = TC_SX_EQ; break;
+        case TC__T_NE: op = TC_SX_NE; break;
+        case TC__T_AND: op = TC_SX_AND; break;
+        case TC__T_OR: op = TC_SX_OR; break;
         default: return -2;
         }
+        if ((op == TC_SX_AND || op == TC_SX_OR) &&
+            (!tc__sm_size_cond(e->args[0]) || !tc__sm_size_cond(e->args[1])))
+            return -2;
         a = tc__sm_sizex(st, e->args[0], allow_let, bad);
         if (a < 0) return a;
         b = tc__sm_sizex(st, e->args[1], allow_let, bad);
         return b < 0 ? b : tc__sx_bin(S, op, a, b);
+    }
+    case TC__E_TERNARY: {
+        int c;
+        if (!tc__sm_size_cond(e->args[0])) return -2;
+        c = tc__sm_sizex(st, e->args[0], allow_let, bad);
+        if (c < 0) return c;
+        a = tc__sm_sizex(st, e->args[1], allow_let, bad);
+        if (a < 0) return a;
+        b = tc__sm_sizex(st, e->args[2], allow_let, bad);
+        return b < 0 ? b : tc__sx_select(S, c, a, b);
     }
     case TC__E_CALL:
         if (e->nargs != 2 || (strcmp(e->name, "min") != 0 && strcmp(e->name, "max") != 0) ||
@@ -4415,7 +4535,8 @@ TC__PRIVATE int tc__sx_const_overflow(const tc__sema *S, int x, int depth) {
     if ((s->op == TC_SX_ADD || s->op == TC_SX_SUB || s->op == TC_SX_MUL) &&
         tc__sx_isconst(S, s->a, &a) && tc__sx_isconst(S, s->b, &b) && !tc__sx_fold(s->op, a, b, &r))
         return 1;
-    return tc__sx_const_overflow(S, s->a, depth + 1) || tc__sx_const_overflow(S, s->b, depth + 1);
+    return (s->op == TC_SX_SELECT && tc__sx_const_overflow(S, (int)s->value, depth + 1)) ||
+           tc__sx_const_overflow(S, s->a, depth + 1) || tc__sx_const_overflow(S, s->b, depth + 1);
 }
 
 /* A where bound: a size expression. */
@@ -4438,7 +4559,8 @@ TC__PRIVATE int tc__sm_where_bound(tc__sm_stmt *st, const tc__expr *e) {
                         "range", bad->name) - 1;
     return tc__fail(st->S->C, TC_ERR_TYPE, bad->span,
                     "not a size expression: a where range may use size variables, integer "
-                    "literals, T.d, 0-rank integer inputs, + - * / %% min max") - 1;
+                    "literals, T.d, 0-rank integer inputs, + - * / %% min max, comparisons, "
+                    "&& || ! of comparisons, and c ? a : b with c a comparison") - 1;
 }
 
 TC__PRIVATE int tc__sm_where_ranges(tc__sm_stmt *st) {

@@ -94,6 +94,7 @@ EOF
 # py NAME CODE: python code (conf's names imported) that asserts.
 py() {
     if "$PY" -c "from conf import *
+from conf import _src
 $2" >pyout 2>&1; then ok; else
         bad "$1"
         tail -n 6 pyout | sed 's/^/    /'
@@ -1027,4 +1028,38 @@ x, d = rnd(3), rnd(3, dtype=np.float64)
 o = ok_run(S, X=x, D=d)
 assert o['a'].dtype == f32 and o['b'].dtype == np.float64
 assert close(o['a'], x * f32(1.5) + f32(100) - f32(8) + f32(2.5)) and np.array_equal(o['b'], d + np.float64(f32(0.1)))"
+py "size expressions: any expression over integral scalars (seed 000): comparisons, && || !, ?:" "
+# each bound against the same expression in Python, for sizes around its edges
+cases = [('(N > 3 ? 2 : 1)', lambda N: 2 if N > 3 else 1, 1),
+         ('(N >= 3 ? 3 : N)', lambda N: 3 if N >= 3 else N, 0),
+         ('(!(N > 4 || N < 2) ? N - 1 : N)', lambda N: N - 1 if not (N > 4 or N < 2) else N, 0),
+         ('(N == 0 ? 0 : N - 1) + (N != 2 && N <= 5)', lambda N: (0 if N == 0 else N - 1) + (N != 2 and N <= 5), 0),
+         ('min(N, 4) * (N > 1)', lambda N: min(N, 4) * (N > 1), 0)]
+for bound, want, least in cases:
+    S = 'def f(float(N) x) -> (y) { y(i) = x(i) * 2.0 where i in 0:%s }' % bound
+    for N in range(least, 8):
+        if want(N) > N:
+            continue
+        x = rnd(N)
+        y = ok_run(S, x=x)['y']
+        assert y.shape == (want(N),) and (y == x[:want(N)] * 2).all(), (bound, N, y)
+# printed as written, in tc infer and in a run-time error
+S = 'def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:(N > 3 ? N + 1 : N) }'
+def infer_text(S):
+    p = subprocess.run([TC, 'infer', _src(S)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+assert 'output y: float32(N > 3 ? N + 1 : N)' in infer_text(S), infer_text(S)
+fails(S, None, 'x(i)', x=rnd(5))
+# a 0-rank input in a condition; a condition the sizes decide folds away
+S = 'def f(float(N) x, int32 K) -> (y) { y(i) = x(i) where i in 0:(K > N ? N : K) }'
+for k in (0, 2, 9):
+    x = rnd(5)
+    assert (ok_run(S, x=x, K=np.array(k, dtype=np.int32))['y'] == x[:min(k, 5)]).all(), k
+S = 'def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:(N + 1 > N && N >= 0 ? N : 0) }'
+assert 'output y: float32(N)' in infer_text(S), infer_text(S)
+# the condition of ?: and the operands of && || ! are comparisons, as in a kernel
+for bad in ('(N ? 2 : 1)', '(N && N > 1 ? 1 : 0)', '!N'):
+    rc, e = check('def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:%s }' % bad)
+    assert rc == 1 and 'not a size expression' in e and 'c ? a : b with c a comparison' in e, (bad, e)"
 echo "RESULT $pass $fail"

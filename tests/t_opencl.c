@@ -438,6 +438,11 @@ static const kc_case ot_cases[] = {
      "N=20", 0, KC_EXACT, 0},
     {"init-partial-acc", "def ipa(float(N) x) -> (y) { y(i) +=! x(i + 1) where i in 1:N-1 }",
      "N=20", 0, KC_EXACT, 1},
+    /* where bounds with comparisons and ?: (size expressions: a kernel argument) */
+    {"select-bound",
+     "def sb(float(N) x) -> (y) { y(i) = x(i) * 2.0 where i in (N > 8 && !(N == 9) ? 2 : 0):"
+     "(N >= 30 ? N - 3 : N) }",
+     "N=37", 0, KC_EXACT, 0},
     /* a temporary, and an output written by two statements */
     {"temporaries",
      "def tmp(float(M,N) X) -> (Y) {\n    T(i,j) = X(i,j) * X(i,j)\n    Y(i) +=! T(i,j)\n"
