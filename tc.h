@@ -1410,20 +1410,31 @@ TC__PRIVATE int tc__buf_done(tc__buf *b) {
     return b->len > INT_MAX ? INT_MAX : (int)b->len;
 }
 
-/* Binding strength of an sx as printed, as in C: 1 ?:, 2 ||, 3 &&,
-   4 == !=, 5 < <=, 6 + -, 7 * / %, 8 atoms (a negative constant 0: in
-   parentheses as an operand). */
+/* Binding strength of an sx as printed, as in C (a negative constant 0:
+   in parentheses as an operand). A caller printing an sx as an operand
+   passes the strength it needs: TC__SX_PREC_ADD beside <, TC__SX_PREC_MUL
+   after +, TC__SX_PREC_ATOM beside *. */
+enum {
+    TC__SX_PREC_SELECT = 1, /* ?: */
+    TC__SX_PREC_OR,         /* || */
+    TC__SX_PREC_AND,        /* && */
+    TC__SX_PREC_EQ,         /* == != */
+    TC__SX_PREC_CMP,        /* < <= > >= */
+    TC__SX_PREC_ADD,        /* + - */
+    TC__SX_PREC_MUL,        /* * / % */
+    TC__SX_PREC_ATOM        /* names, constants, min(), max() */
+};
 TC__PRIVATE int tc__sx_prec(const tc_sx *s) {
     switch (s->op) {
-    case TC_SX_SELECT: return 1;
-    case TC_SX_OR: return 2;
-    case TC_SX_AND: return 3;
-    case TC_SX_EQ: case TC_SX_NE: return 4;
-    case TC_SX_LT: case TC_SX_LE: case TC_SX_GT: case TC_SX_GE: return 5;
-    case TC_SX_ADD: case TC_SX_SUB: return 6;
-    case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: return 7;
-    case TC_SX_CONST: return s->value < 0 ? 0 : 8;
-    default: return 8;
+    case TC_SX_SELECT: return TC__SX_PREC_SELECT;
+    case TC_SX_OR: return TC__SX_PREC_OR;
+    case TC_SX_AND: return TC__SX_PREC_AND;
+    case TC_SX_EQ: case TC_SX_NE: return TC__SX_PREC_EQ;
+    case TC_SX_LT: case TC_SX_LE: case TC_SX_GT: case TC_SX_GE: return TC__SX_PREC_CMP;
+    case TC_SX_ADD: case TC_SX_SUB: return TC__SX_PREC_ADD;
+    case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: return TC__SX_PREC_MUL;
+    case TC_SX_CONST: return s->value < 0 ? 0 : TC__SX_PREC_ATOM;
+    default: return TC__SX_PREC_ATOM;
     }
 }
 /* x == 0 for x an && or || (tc__sx_not), in either order. */
@@ -1437,11 +1448,19 @@ TC__PRIVATE int tc__sx_is_negation(const tc_ir_def *d, const tc_sx *s) {
     return s->op == TC_SX_EQ && r->op == TC_SX_CONST && r->value == 0 &&
            (l->op == TC_SX_AND || l->op == TC_SX_OR);
 }
-TC__PRIVATE void tc__sx_print(const tc_ir_def *d, int id, tc__buf *b, int min_prec) {
+TC__PRIVATE void tc__sx_print_r(const tc_ir_def *d, int id, tc__buf *b, int min_prec,
+                                long *budget) {
+    /* the binary operators, in TC_SX_OPS order from ADD (MIN and MAX are calls) */
+    static const char *const ops[] = {"+", "-",  "*",  "/",  "%",  "",   "",  "<",
+                                      "<=", ">", ">=", "==", "!=", "&&", "||"};
     const tc_sx *s = &d->sx[id];
     int prec = tc__sx_prec(s), paren = prec < min_prec;
-    /* the binary operators, in TC_SX_OPS order from ADD (MIN and MAX are calls) */
-    static const char *const ops[] = {"+", "-", "*", "/", "%", "", "", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+    if (*budget <= 0) { /* shared subexpressions print once per use: cut it short */
+        if (*budget == 0) tc__bprintf(b, "...");
+        *budget = -1;
+        return;
+    }
+    --*budget;
     if (paren) tc__bprintf(b, "(");
     switch (s->op) {
     case TC_SX_CONST: tc__bprintf(b, "%lld", (long long)s->value); break;
@@ -1449,16 +1468,16 @@ TC__PRIVATE void tc__sx_print(const tc_ir_def *d, int id, tc__buf *b, int min_pr
     case TC_SX_SCALAR: tc__bprintf(b, "%s", d->tensors[s->value].name); break;
     case TC_SX_MIN: case TC_SX_MAX:
         tc__bprintf(b, s->op == TC_SX_MIN ? "min(" : "max(");
-        tc__sx_print(d, s->a, b, 0);
+        tc__sx_print_r(d, s->a, b, 0, budget);
         tc__bprintf(b, ", ");
-        tc__sx_print(d, s->b, b, 0);
+        tc__sx_print_r(d, s->b, b, 0, budget);
         tc__bprintf(b, ")");
         break;
     case TC_SX_ADD:
         /* a + (-c) reads better as a - c */
         if (d->sx[s->b].op == TC_SX_CONST && d->sx[s->b].value < 0 &&
             d->sx[s->b].value != INT64_MIN) {
-            tc__sx_print(d, s->a, b, prec);
+            tc__sx_print_r(d, s->a, b, prec, budget);
             tc__bprintf(b, " - %lld", -(long long)d->sx[s->b].value);
             break;
         }
@@ -1466,49 +1485,62 @@ TC__PRIVATE void tc__sx_print(const tc_ir_def *d, int id, tc__buf *b, int min_pr
     case TC_SX_EQ: /* !(a || b) is built (a || b) == 0 */
         if (tc__sx_is_negation(d, s)) {
             tc__bprintf(b, "!");
-            tc__sx_print(d, d->sx[s->a].op == TC_SX_CONST ? s->b : s->a, b, 8);
+            tc__sx_print_r(d, d->sx[s->a].op == TC_SX_CONST ? s->b : s->a, b, TC__SX_PREC_ATOM,
+                           budget);
             break;
         }
         /* fall through */
     case TC_SX_SUB: case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: case TC_SX_LT: case TC_SX_LE:
     case TC_SX_GT: case TC_SX_GE: case TC_SX_NE: case TC_SX_AND: case TC_SX_OR:
-        tc__sx_print(d, s->a, b, prec);
+        tc__sx_print_r(d, s->a, b, prec, budget);
         tc__bprintf(b, " %s ", ops[s->op - TC_SX_ADD]);
-        tc__sx_print(d, s->b, b, prec + 1);
+        tc__sx_print_r(d, s->b, b, prec + 1, budget);
         break;
     case TC_SX_SELECT: /* a nested ?: in parentheses, wherever it is */
-        tc__sx_print(d, (int)s->value, b, prec + 1);
+        tc__sx_print_r(d, (int)s->value, b, prec + 1, budget);
         tc__bprintf(b, " ? ");
-        tc__sx_print(d, s->a, b, prec + 1);
+        tc__sx_print_r(d, s->a, b, prec + 1, budget);
         tc__bprintf(b, " : ");
-        tc__sx_print(d, s->b, b, prec + 1);
+        tc__sx_print_r(d, s->b, b, prec + 1, budget);
         break;
     case TC_SX_OP_COUNT: break;
     }
     if (paren) tc__bprintf(b, ")");
 }
-TC_API int tc_sx_format(const tc_ir_def *d, int id, char *buf, size_t cap) {
+/* At most TC__SX_PRINT_NODES nodes: a size expression is a graph whose
+   shared parts print again at each use, so a chain of ?: or of sums over
+   an earlier extent doubles with each statement. */
+#define TC__SX_PRINT_NODES 4096
+TC__PRIVATE void tc__sx_print(const tc_ir_def *d, int id, tc__buf *b, int min_prec) {
+    long budget = TC__SX_PRINT_NODES;
+    tc__sx_print_r(d, id, b, min_prec, &budget);
+}
+/* tc_sx_format, in parentheses where binding weaker than min_prec. */
+TC__PRIVATE int tc__sx_format_as(const tc_ir_def *d, int id, char *buf, size_t cap, int min_prec) {
     tc__buf b;
     b = tc__buf_on(buf, cap);
     if (!d || id < 0 || id >= d->n_sx) {
         tc__bprintf(&b, "?");
         return tc__buf_done(&b);
     }
-    tc__sx_print(d, id, &b, 0);
+    tc__sx_print(d, id, &b, min_prec);
     return tc__buf_done(&b);
+}
+TC_API int tc_sx_format(const tc_ir_def *d, int id, char *buf, size_t cap) {
+    return tc__sx_format_as(d, id, buf, cap, 0);
 }
 
 /* Appends " (N = 2, K = 4)": the sizes an sx depends on, with their
    values, each once, so a shape error shows the numbers behind it. */
 TC__PRIVATE void tc__sx_leaves(const tc_ir_def *d, int id, const int64_t *values, tc__buf *b,
-                               int *seen, int *n_seen, int depth) {
+                               int *seen, int *n_seen, int *visits) {
     const tc_sx *s = &d->sx[id];
     int i;
     if (s->op >= TC_SX_ADD) {
-        if (depth < 32) {
-            if (s->op == TC_SX_SELECT) tc__sx_leaves(d, (int)s->value, values, b, seen, n_seen, depth + 1);
-            tc__sx_leaves(d, s->a, values, b, seen, n_seen, depth + 1);
-            tc__sx_leaves(d, s->b, values, b, seen, n_seen, depth + 1);
+        if (++*visits < TC__SX_PRINT_NODES) { /* shared parts are walked at each use */
+            if (s->op == TC_SX_SELECT) tc__sx_leaves(d, (int)s->value, values, b, seen, n_seen, visits);
+            tc__sx_leaves(d, s->a, values, b, seen, n_seen, visits);
+            tc__sx_leaves(d, s->b, values, b, seen, n_seen, visits);
         }
         return;
     }
@@ -1526,9 +1558,9 @@ TC__PRIVATE void tc__sx_leaves(const tc_ir_def *d, int id, const int64_t *values
    on, nothing when they depend on none. */
 TC__PRIVATE void tc__sx_sizes_note(const tc_ir_def *d, int a, int b, const int64_t *values,
                                    tc__buf *out) {
-    int seen[16], n_seen = 0;
-    tc__sx_leaves(d, a, values, out, seen, &n_seen, 0);
-    if (b >= 0) tc__sx_leaves(d, b, values, out, seen, &n_seen, 0);
+    int seen[16], n_seen = 0, visits = 0;
+    tc__sx_leaves(d, a, values, out, seen, &n_seen, &visits);
+    if (b >= 0) tc__sx_leaves(d, b, values, out, seen, &n_seen, &visits);
     if (n_seen) tc__bprintf(out, ")");
 }
 
@@ -2877,6 +2909,7 @@ typedef struct tc__sema {
     tc_sx *sx;
     int n_sx, cap_sx;
     int *sx_hash; /* open addressing: id + 1, 0 empty */
+    int sx_overflow; /* set when + - * of two constants overflowed */
     int sx_hcap;
     const char **sizevars;
     int n_sizevars, cap_sizevars;
@@ -3318,6 +3351,7 @@ TC__PRIVATE int tc__sx_bin(tc__sema *S, tc_sx_op op, int a, int b) {
     ka = tc__sx_isconst(S, a, &ca);
     kb = tc__sx_isconst(S, b, &cb);
     if (ka && kb && tc__sx_fold(op, ca, cb, &r)) return tc__sx_const(S, r);
+    if (ka && kb) S->sx_overflow = 1; /* + - * of two constants: see tc__sm_where_bound */
     if (op == TC_SX_ADD || op == TC_SX_SUB || (op == TC_SX_MUL && (ka || kb))) {
         tc__lin L;
         int built;
@@ -3334,6 +3368,17 @@ TC__PRIVATE int tc__sx_bin(tc__sema *S, tc_sx_op op, int a, int b) {
         int le = tc__sx_prove_le(S, a, b), ge = le == 1 ? 0 : tc__sx_prove_le(S, b, a);
         if (le == 1) return op == TC_SX_MIN ? a : b;
         if (ge == 1 || le == 0) return op == TC_SX_MIN ? b : a;
+    }
+    if ((op == TC_SX_AND || op == TC_SX_OR) && (ka || kb)) { /* operands are conditions: 1 or 0 */
+        int64_t k = ka ? ca : cb;
+        int other = ka ? b : a;
+        if (op == TC_SX_AND) return k ? other : tc__sx_const(S, 0);
+        return k ? tc__sx_const(S, 1) : other;
+    }
+    if ((op == TC_SX_AND || op == TC_SX_OR) && a == b) return a;
+    if (op == TC_SX_EQ || op == TC_SX_NE) {
+        int eq = tc__sx_prove_eq(S, a, b);
+        if (eq >= 0) return tc__sx_const(S, op == TC_SX_EQ ? eq : !eq);
     }
     if (op == TC_SX_LT || op == TC_SX_LE || op == TC_SX_GT || op == TC_SX_GE) {
         /* decided when provable either way: a < b is a + 1 <= b, a > b is b + 1 <= a */
@@ -4305,8 +4350,8 @@ TC__PRIVATE tc__sm_val tc__sm_cast(tc__sm_stmt *st, tc__sm_val v, tc_dtype t) {
 }
 
 /* A builtin: float in, float out (the widest float argument; integers
-   and literals count as float32). A float literal argument is exact in
-   float64 calls. */
+   and literals count as float32, a float literal widened in a float64
+   call as anywhere). */
 TC__PRIVATE tc__sm_val tc__sm_builtin(tc__sm_stmt *st, const tc__expr *e, int b) {
     tc__sm_val v[4];
     tc_dtype t = TC_FLOAT16;
@@ -4526,24 +4571,13 @@ TC__PRIVATE int tc__sm_unused_lets(tc__sm_stmt *st) {
                     "where binding `%s` is not used in this statement", st->lets[pick].w->name);
 }
 
-/* 1 when size expression x holds + - or * of two constants that overflows
-   64 bits (tc__sx_bin folds every other operation on constants). */
-TC__PRIVATE int tc__sx_const_overflow(const tc__sema *S, int x, int depth) {
-    const tc_sx *s = &S->sx[x];
-    int64_t a, b, r;
-    if (s->op < TC_SX_ADD || depth > 64) return 0;
-    if ((s->op == TC_SX_ADD || s->op == TC_SX_SUB || s->op == TC_SX_MUL) &&
-        tc__sx_isconst(S, s->a, &a) && tc__sx_isconst(S, s->b, &b) && !tc__sx_fold(s->op, a, b, &r))
-        return 1;
-    return (s->op == TC_SX_SELECT && tc__sx_const_overflow(S, (int)s->value, depth + 1)) ||
-           tc__sx_const_overflow(S, s->a, depth + 1) || tc__sx_const_overflow(S, s->b, depth + 1);
-}
-
 /* A where bound: a size expression. */
 TC__PRIVATE int tc__sm_where_bound(tc__sm_stmt *st, const tc__expr *e) {
     const tc__expr *bad = e;
-    int sx = tc__sm_sizex(st, e, 0, &bad);
-    if (sx >= 0 && tc__sx_const_overflow(st->S, sx, 0))
+    int sx;
+    st->S->sx_overflow = 0; /* a constant part that overflows, even in a ?: branch folded away */
+    sx = tc__sm_sizex(st, e, 0, &bad);
+    if (sx >= 0 && st->S->sx_overflow)
         return tc__fail(st->S->C, TC_ERR_LIMIT, e->span, "this bound overflows 64 bits") - 1;
     if (sx != -2) return sx;
     if (bad->kind == TC__E_IDENT && !tc__sm_lookup(st->E, bad->name) &&
@@ -13377,8 +13411,8 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
         tc__buf lb;
         if (c->stmt >= 0 && c->stmt < ir->n_stmts && tc__vm_stmt_empty(ir, c->stmt, sx)) continue;
         if (c->kind == TC_CHECK_LE ? a <= b : a == b) continue;
-        tc_sx_format(ir, c->a, ta, sizeof ta);
-        tc_sx_format(ir, c->b, tb, sizeof tb);
+        tc__sx_format_as(ir, c->a, ta, sizeof ta, TC__SX_PREC_ADD); /* beside <= */
+        tc__sx_format_as(ir, c->b, tb, sizeof tb, TC__SX_PREC_ADD);
         lb = tc__buf_on(sizes, sizeof sizes);
         tc__sx_sizes_note(ir, c->a, c->b, sx, &lb);
         tc__buf_done(&lb);
@@ -15098,7 +15132,7 @@ TC__PRIVATE void tc__print_affine(tc__print *P, const tc_ir_index *ix) {
             break;
         }
     if (offset_first) {
-        tc__sx_print(d, ix->offset, P->b, 1);
+        tc__sx_print(d, ix->offset, P->b, TC__SX_PREC_ADD);
         any = 1;
     }
     for (l = 0; l < P->s->n_loops; l++) {
@@ -15119,7 +15153,7 @@ TC__PRIVATE void tc__print_affine(tc__print *P, const tc_ir_index *ix) {
         tc__bprintf(P->b, " - %lld", -(long long)d->sx[ix->offset].value);
     } else {
         if (any) tc__bprintf(P->b, " + ");
-        tc__sx_print(d, ix->offset, P->b, any ? 2 : 0);
+        tc__sx_print(d, ix->offset, P->b, any ? TC__SX_PREC_MUL : 0);
     }
 }
 
@@ -15155,7 +15189,7 @@ TC__PRIVATE void tc__print_node_body(tc__print *P, const tc_ir_node *n, int prec
     switch (n->op) {
     case TC_IR_CONST: tc__print_const(P->b, n); break;
     case TC_IR_INDEX: tc__bprintf(P->b, "%s", tc__print_loop_name(P, n->loop)); break;
-    case TC_IR_SIZE: tc__sx_print(P->d, n->sx, P->b, 3); break;
+    case TC_IR_SIZE: tc__sx_print(P->d, n->sx, P->b, TC__SX_PREC_ATOM); break;
     case TC_IR_READ: tc__print_read(P, n, depth); break;
     case TC_IR_NEG: case TC_IR_NOT:
         tc__bprintf(P->b, n->op == TC_IR_NEG ? "-" : "!");
@@ -15261,9 +15295,9 @@ TC__PRIVATE void tc__print_checks(tc__buf *b, const tc_ir_def *d) {
     for (i = 0; i < d->n_checks; i++) {
         const tc_ir_check *c = &d->checks[i];
         tc__bprintf(b, "check(");
-        tc__sx_print(d, c->a, b, 0);
+        tc__sx_print(d, c->a, b, TC__SX_PREC_ADD);
         tc__bprintf(b, c->kind == TC_CHECK_EQ ? " == " : " <= ");
-        tc__sx_print(d, c->b, b, 0);
+        tc__sx_print(d, c->b, b, TC__SX_PREC_ADD);
         tc__bprintf(b, ");");
         if (c->stmt >= 0) tc__bprintf(b, "  // if statement %d runs;", c->stmt + 1);
         else tc__bprintf(b, "  //");
@@ -15327,7 +15361,7 @@ TC__PRIVATE void tc__print_stmt(tc__buf *b, const tc_ir_def *d, int si) {
         tc__bprintf(b, "for (int %s = ", lp->name);
         tc__sx_print(d, lp->lo, b, 0);
         tc__bprintf(b, "; %s < ", lp->name);
-        tc__sx_print(d, lp->hi, b, 0);
+        tc__sx_print(d, lp->hi, b, TC__SX_PREC_ADD);
         tc__bprintf(b, "; %s++)%s\n", lp->name, lp->reduction ? "  // reduction" : "");
     }
     tc__print_body(&P, t, s->n_loops);

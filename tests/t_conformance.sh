@@ -1058,6 +1058,24 @@ for k in (0, 2, 9):
     assert (ok_run(S, x=x, K=np.array(k, dtype=np.int32))['y'] == x[:min(k, 5)]).all(), k
 S = 'def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:(N + 1 > N && N >= 0 ? N : 0) }'
 assert 'output y: float32(N)' in infer_text(S), infer_text(S)
+# a part the sizes decide folds: && || with a decided side, == of equal sizes
+for bound, want in (('(N < 0 && M < 3 ? 5 : 6)', '6'), ('((16 >= 8) && (4 > N) ? 1 : 2)', '4 > N ? 1 : 2'),
+                    ('(N == N ? 5 : 6)', '5'), ('(N < 0 || M >= 0 ? 7 : 6)', '7')):
+    S = 'def f(float(N) x, float(M) z) -> (y) { y(i) = 1.0 where i in 0:%s }' % bound
+    assert 'output y: float32(%s)\n' % want in infer_text(S), (bound, infer_text(S))
+# a constant part that overflows is an error whatever the condition
+for cond in ('N < 2', 'N >= 0', '1 < 2'):
+    rc, e = check('def f(float(N) x) -> (y) { y(i) = 1.0 where i in 0:(%s ? 5 : 4611686018427387904 * 4) }' % cond)
+    assert rc == 1 and 'this bound overflows 64 bits' in e, (cond, e)
+# the C-like loops put a bound with a comparison or ?: in parentheses
+S = 'def f(float(N) x, float(M) z) -> (y) { y(i) +=! x(k) where i in 0:(N == M), k in 0:(N > M ? M : N) }'
+p = subprocess.run([TC, 'loops', _src(S)], capture_output=True, text=True)
+assert 'i < (N == M);' in p.stdout and 'k < (N > M ? M : N);' in p.stdout, p.stdout
+# extents built from earlier ones by ?: share parts: printing and checking stay linear
+lines = ['def f(float(N) x, float(M) z) -> (t30) {', '  t0(i) = 1.0 where i in 0:N']
+lines += ['  t%d(i) = 1.0 where i in 0:(t%d.0 > M ? t%d.0 : t%d.0 + 1)' % (k, k - 1, k - 1, k - 1) for k in range(1, 31)]
+text = infer_text('\n'.join(lines + ['}']))
+assert '...' in text and len(text) < 4000000, len(text)
 # the condition of ?: and the operands of && || ! are comparisons, as in a kernel
 for bad in ('(N ? 2 : 1)', '(N && N > 1 ? 1 : 0)', '!N'):
     rc, e = check('def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:%s }' % bad)
