@@ -3272,10 +3272,49 @@ TC__PRIVATE tc__ival tc__lin_bounds(const tc__sema *S, const tc__lin *L0) {
     return r;
 }
 
+TC__PRIVATE int tc__sx_prove_le_d(const tc__sema *S, int a, int64_t ka, int b, int64_t kb,
+                                  int depth);
+
+/* a + ka <= b + kb where condition c (a comparison) is `truth`: 1 when
+   proven so (else -1). c says lo + strict <= hi; then, as hi - lo -
+   strict >= 0, b + kb - a - ka - (hi - lo - strict) >= 0 suffices,
+   linearly. So N > 4 ? 4 : N is at most N: 4 <= N where 5 <= N. */
+TC__PRIVATE int tc__sx_le_given(const tc__sema *S, int c, int truth, int a, int64_t ka, int b,
+                                int64_t kb, int depth) {
+    const tc_sx *x = &S->sx[c];
+    tc__lin L;
+    tc__ival d;
+    int lo, hi, strict; /* lo + strict <= hi */
+    if (tc__sx_prove_le_d(S, a, ka, b, kb, depth) == 1) return 1;
+    switch (x->op) {
+    case TC_SX_LT: case TC_SX_LE: case TC_SX_GT: case TC_SX_GE: break;
+    default: return -1;
+    }
+    lo = x->op == TC_SX_LT || x->op == TC_SX_LE ? x->a : x->b; /* true: lo < hi or lo <= hi */
+    hi = lo == x->a ? x->b : x->a;
+    strict = x->op == TC_SX_LT || x->op == TC_SX_GT;
+    if (!truth) { /* !(lo < hi) is hi <= lo, !(lo <= hi) is hi + 1 <= lo */
+        int t = lo;
+        lo = hi;
+        hi = t;
+        strict = !strict;
+    }
+    tc__lin_init(&L); /* b + kb - a - ka - hi + lo + strict >= 0 */
+    tc__lin_of(S, b, 1, &L, 0);
+    tc__lin_of(S, hi, -1, &L, 0);
+    tc__lin_of(S, a, -1, &L, 0);
+    tc__lin_of(S, lo, 1, &L, 0);
+    if (!L.ok || !tc__add64(L.k, kb, &L.k) || !tc__sub64(L.k, ka, &L.k) ||
+        !tc__add64(L.k, strict, &L.k))
+        return -1;
+    d = tc__lin_bounds(S, &L);
+    return d.lo != -TC__SX_INF && d.lo >= 0 ? 1 : -1;
+}
+
 /* a + ka <= b + kb: 1 proven, 0 disproven, -1 unknown. Linear bounds
-   first, then the structure: min/max on either side, both branches of a
-   ?: (its condition unused), constants peeled off, x / c <= y / c when
-   x <= y. */
+   first, then the structure: min/max on either side, each branch of a ?:
+   under its condition (tc__sx_le_given), constants peeled off, x / c <=
+   y / c when x <= y. */
 TC__PRIVATE int tc__sx_prove_le_d(const tc__sema *S, int a, int64_t ka, int b, int64_t kb,
                                   int depth) {
     const tc_sx *x = &S->sx[a], *y = &S->sx[b];
@@ -3293,9 +3332,15 @@ TC__PRIVATE int tc__sx_prove_le_d(const tc__sema *S, int a, int64_t ka, int b, i
         return tc__sx_prove_le_d(S, x->a, c1, b, kb, depth) == 1 ? 1 : -1;
     if (y->op == TC_SX_ADD && tc__sx_isconst(S, y->b, &c2) && tc__add64(kb, c2, &c2))
         return tc__sx_prove_le_d(S, a, ka, y->a, c2, depth) == 1 ? 1 : -1;
-    if (((y->op == TC_SX_MIN || y->op == TC_SX_SELECT) && tc__sx_prove_le_d(S, a, ka, y->a, kb, depth) == 1 &&
+    if (x->op == TC_SX_SELECT && tc__sx_le_given(S, (int)x->value, 1, x->a, ka, b, kb, depth) == 1 &&
+        tc__sx_le_given(S, (int)x->value, 0, x->b, ka, b, kb, depth) == 1)
+        return 1;
+    if (y->op == TC_SX_SELECT && tc__sx_le_given(S, (int)y->value, 1, a, ka, y->a, kb, depth) == 1 &&
+        tc__sx_le_given(S, (int)y->value, 0, a, ka, y->b, kb, depth) == 1)
+        return 1;
+    if ((y->op == TC_SX_MIN && tc__sx_prove_le_d(S, a, ka, y->a, kb, depth) == 1 &&
          tc__sx_prove_le_d(S, a, ka, y->b, kb, depth) == 1) ||
-        ((x->op == TC_SX_MAX || x->op == TC_SX_SELECT) && tc__sx_prove_le_d(S, x->a, ka, b, kb, depth) == 1 &&
+        (x->op == TC_SX_MAX && tc__sx_prove_le_d(S, x->a, ka, b, kb, depth) == 1 &&
          tc__sx_prove_le_d(S, x->b, ka, b, kb, depth) == 1) ||
         (x->op == TC_SX_MIN && (tc__sx_prove_le_d(S, x->a, ka, b, kb, depth) == 1 ||
                                 tc__sx_prove_le_d(S, x->b, ka, b, kb, depth) == 1)) ||

@@ -1076,6 +1076,17 @@ lines = ['def f(float(N) x, float(M) z) -> (t30) {', '  t0(i) = 1.0 where i in 0
 lines += ['  t%d(i) = 1.0 where i in 0:(t%d.0 > M ? t%d.0 : t%d.0 + 1)' % (k, k - 1, k - 1, k - 1) for k in range(1, 31)]
 text = infer_text('\n'.join(lines + ['}']))
 assert '...' in text and len(text) < 4000000, len(text)
+# a branch is proven in bounds under its condition: no run-time check, no warning
+for bound, rhs in (('0:(N > 4 ? 4 : N)', 'x(i)'), ('0:(4 <= N ? 4 : N - 1)', 'x(i)'),
+                   ('(N > 2 ? 1 : 0):(N < M ? N : M)', 'x(i) + z(i)')):
+    S = 'def f(float(N) x, float(M) z) -> (y) { y(i) = %s where i in %s }' % (rhs, bound)
+    rc, e = check(S)
+    assert rc == 0 and e == '', (bound, e)
+S = 'def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:(N >= 3 ? 4 : N) }'
+rc, e = check(S)
+assert rc == 0 and 'checked at run time' in e, e
+fails(S, None, 'x(i)', x=rnd(3))
+assert ok_run(S, x=rnd(4))['y'].shape == (4,)
 # the condition of ?: and the operands of && || ! are comparisons, as in a kernel
 for bad in ('(N ? 2 : 1)', '(N && N > 1 ? 1 : 0)', '!N'):
     rc, e = check('def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:%s }' % bad)
