@@ -3275,10 +3275,11 @@ TC__PRIVATE tc__ival tc__lin_bounds(const tc__sema *S, const tc__lin *L0) {
 TC__PRIVATE int tc__sx_prove_le_d(const tc__sema *S, int a, int64_t ka, int b, int64_t kb,
                                   int depth);
 
-/* a + ka <= b + kb where condition c (a comparison) is `truth`: 1 when
-   proven so (else -1). c says lo + strict <= hi; then, as hi - lo -
-   strict >= 0, b + kb - a - ka - (hi - lo - strict) >= 0 suffices,
-   linearly. So N > 4 ? 4 : N is at most N: 4 <= N where 5 <= N. */
+/* a + ka <= b + kb where condition c is `truth`: 1 when proven so (else
+   -1). A comparison c says lo + strict <= hi; then, as hi - lo - strict
+   >= 0, b + kb - a - ka - (hi - lo - strict) >= 0 suffices, linearly. So
+   N > 4 ? 4 : N is at most N: 4 <= N where 5 <= N. A true && or a false
+   || gives each of its comparisons to try. */
 TC__PRIVATE int tc__sx_le_given(const tc__sema *S, int c, int truth, int a, int64_t ka, int b,
                                 int64_t kb, int depth) {
     const tc_sx *x = &S->sx[c];
@@ -3288,6 +3289,12 @@ TC__PRIVATE int tc__sx_le_given(const tc__sema *S, int c, int truth, int a, int6
     if (tc__sx_prove_le_d(S, a, ka, b, kb, depth) == 1) return 1;
     switch (x->op) {
     case TC_SX_LT: case TC_SX_LE: case TC_SX_GT: case TC_SX_GE: break;
+    case TC_SX_AND: case TC_SX_OR: /* c1 && c2 true: both are; c1 || c2 false: neither is */
+        if ((x->op == TC_SX_AND) != truth || depth > 8) return -1;
+        return tc__sx_le_given(S, x->a, truth, a, ka, b, kb, depth + 1) == 1 ||
+                       tc__sx_le_given(S, x->b, truth, a, ka, b, kb, depth + 1) == 1
+                   ? 1
+                   : -1;
     default: return -1;
     }
     lo = x->op == TC_SX_LT || x->op == TC_SX_LE ? x->a : x->b; /* true: lo < hi or lo <= hi */

@@ -1078,10 +1078,14 @@ text = infer_text('\n'.join(lines + ['}']))
 assert '...' in text and len(text) < 4000000, len(text)
 # a branch is proven in bounds under its condition: no run-time check, no warning
 for bound, rhs in (('0:(N > 4 ? 4 : N)', 'x(i)'), ('0:(4 <= N ? 4 : N - 1)', 'x(i)'),
-                   ('(N > 2 ? 1 : 0):(N < M ? N : M)', 'x(i) + z(i)')):
+                   ('(N > 2 ? 1 : 0):(N < M ? N : M)', 'x(i) + z(i)'),
+                   ('0:(M > 2 && N > 4 ? 4 : N)', 'x(i)'), ('0:(N < 5 || M < 2 ? N : 4)', 'x(i)')):
     S = 'def f(float(N) x, float(M) z) -> (y) { y(i) = %s where i in %s }' % (rhs, bound)
     rc, e = check(S)
     assert rc == 0 and e == '', (bound, e)
+for bound in ('0:(N > 4 || M > 2 ? 4 : N)', '0:(N < 5 && M < 2 ? N : 4)'):  # not implied
+    rc, e = check('def f(float(N) x, float(M) z) -> (y) { y(i) = x(i) where i in %s }' % bound)
+    assert rc == 0 and 'checked at run time' in e, (bound, e)
 S = 'def f(float(N) x) -> (y) { y(i) = x(i) where i in 0:(N >= 3 ? 4 : N) }'
 rc, e = check(S)
 assert rc == 0 and 'checked at run time' in e, e
