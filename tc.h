@@ -1410,31 +1410,33 @@ TC__PRIVATE int tc__buf_done(tc__buf *b) {
     return b->len > INT_MAX ? INT_MAX : (int)b->len;
 }
 
-/* Binding strength of an sx as printed, as in C (a negative constant 0:
-   in parentheses as an operand). A caller printing an sx as an operand
-   passes the strength it needs: TC__SX_PREC_ADD beside <, TC__SX_PREC_MUL
-   after +, TC__SX_PREC_ATOM beside *. */
+/* C precedence levels used to decide parentheses (higher binds tighter),
+   for size expressions and kernel expressions alike. A caller printing an
+   sx as an operand passes the level it needs: TC__PREC_ADD beside <,
+   TC__PREC_MUL after +, TC__PREC_ATOM beside *. */
 enum {
-    TC__SX_PREC_SELECT = 1, /* ?: */
-    TC__SX_PREC_OR,         /* || */
-    TC__SX_PREC_AND,        /* && */
-    TC__SX_PREC_EQ,         /* == != */
-    TC__SX_PREC_CMP,        /* < <= > >= */
-    TC__SX_PREC_ADD,        /* + - */
-    TC__SX_PREC_MUL,        /* * / % */
-    TC__SX_PREC_ATOM        /* names, constants, min(), max() */
+    TC__PREC_SELECT = 3,
+    TC__PREC_OR = 4,
+    TC__PREC_AND = 5,
+    TC__PREC_EQ = 9,
+    TC__PREC_REL = 10,
+    TC__PREC_ADD = 12,
+    TC__PREC_MUL = 13,
+    TC__PREC_UNARY = 14,
+    TC__PREC_ATOM = 16
 };
+/* An sx's level; a negative constant 0, in parentheses as any operand. */
 TC__PRIVATE int tc__sx_prec(const tc_sx *s) {
     switch (s->op) {
-    case TC_SX_SELECT: return TC__SX_PREC_SELECT;
-    case TC_SX_OR: return TC__SX_PREC_OR;
-    case TC_SX_AND: return TC__SX_PREC_AND;
-    case TC_SX_EQ: case TC_SX_NE: return TC__SX_PREC_EQ;
-    case TC_SX_LT: case TC_SX_LE: case TC_SX_GT: case TC_SX_GE: return TC__SX_PREC_CMP;
-    case TC_SX_ADD: case TC_SX_SUB: return TC__SX_PREC_ADD;
-    case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: return TC__SX_PREC_MUL;
-    case TC_SX_CONST: return s->value < 0 ? 0 : TC__SX_PREC_ATOM;
-    default: return TC__SX_PREC_ATOM;
+    case TC_SX_SELECT: return TC__PREC_SELECT;
+    case TC_SX_OR: return TC__PREC_OR;
+    case TC_SX_AND: return TC__PREC_AND;
+    case TC_SX_EQ: case TC_SX_NE: return TC__PREC_EQ;
+    case TC_SX_LT: case TC_SX_LE: case TC_SX_GT: case TC_SX_GE: return TC__PREC_REL;
+    case TC_SX_ADD: case TC_SX_SUB: return TC__PREC_ADD;
+    case TC_SX_MUL: case TC_SX_DIV: case TC_SX_MOD: return TC__PREC_MUL;
+    case TC_SX_CONST: return s->value < 0 ? 0 : TC__PREC_ATOM;
+    default: return TC__PREC_ATOM;
     }
 }
 /* x == 0 for x an && or || (tc__sx_not), in either order. */
@@ -1485,7 +1487,7 @@ TC__PRIVATE void tc__sx_print_r(const tc_ir_def *d, int id, tc__buf *b, int min_
     case TC_SX_EQ: /* !(a || b) is built (a || b) == 0 */
         if (tc__sx_is_negation(d, s)) {
             tc__bprintf(b, "!");
-            tc__sx_print_r(d, d->sx[s->a].op == TC_SX_CONST ? s->b : s->a, b, TC__SX_PREC_ATOM,
+            tc__sx_print_r(d, d->sx[s->a].op == TC_SX_CONST ? s->b : s->a, b, TC__PREC_ATOM,
                            budget);
             break;
         }
@@ -13463,8 +13465,8 @@ TC__PRIVATE tc_status tc__vm_run_checks(const tc_ir_def *ir, const int64_t *sx, 
         tc__buf lb;
         if (c->stmt >= 0 && c->stmt < ir->n_stmts && tc__vm_stmt_empty(ir, c->stmt, sx)) continue;
         if (c->kind == TC_CHECK_LE ? a <= b : a == b) continue;
-        tc__sx_format_as(ir, c->a, ta, sizeof ta, TC__SX_PREC_ADD); /* beside <= */
-        tc__sx_format_as(ir, c->b, tb, sizeof tb, TC__SX_PREC_ADD);
+        tc__sx_format_as(ir, c->a, ta, sizeof ta, TC__PREC_ADD); /* beside <= */
+        tc__sx_format_as(ir, c->b, tb, sizeof tb, TC__PREC_ADD);
         lb = tc__buf_on(sizes, sizeof sizes);
         tc__sx_sizes_note(ir, c->a, c->b, sx, &lb);
         tc__buf_done(&lb);
@@ -15083,18 +15085,6 @@ typedef struct tc__print {
     long visits; /* nodes printed in the current statement */
 } tc__print;
 
-/* C precedence levels used to decide parentheses (higher binds tighter). */
-enum {
-    TC__PREC_SELECT = 3,
-    TC__PREC_OR = 4,
-    TC__PREC_AND = 5,
-    TC__PREC_EQ = 9,
-    TC__PREC_REL = 10,
-    TC__PREC_ADD = 12,
-    TC__PREC_MUL = 13,
-    TC__PREC_UNARY = 14,
-    TC__PREC_ATOM = 16
-};
 
 TC__PRIVATE int tc__print_prec(const tc_ir_node *n) {
     switch (n->op) {
@@ -15184,7 +15174,7 @@ TC__PRIVATE void tc__print_affine(tc__print *P, const tc_ir_index *ix) {
             break;
         }
     if (offset_first) {
-        tc__sx_print(d, ix->offset, P->b, TC__SX_PREC_ADD);
+        tc__sx_print(d, ix->offset, P->b, TC__PREC_ADD);
         any = 1;
     }
     for (l = 0; l < P->s->n_loops; l++) {
@@ -15205,7 +15195,7 @@ TC__PRIVATE void tc__print_affine(tc__print *P, const tc_ir_index *ix) {
         tc__bprintf(P->b, " - %lld", -(long long)d->sx[ix->offset].value);
     } else {
         if (any) tc__bprintf(P->b, " + ");
-        tc__sx_print(d, ix->offset, P->b, any ? TC__SX_PREC_MUL : 0);
+        tc__sx_print(d, ix->offset, P->b, any ? TC__PREC_MUL : 0);
     }
 }
 
@@ -15241,7 +15231,7 @@ TC__PRIVATE void tc__print_node_body(tc__print *P, const tc_ir_node *n, int prec
     switch (n->op) {
     case TC_IR_CONST: tc__print_const(P->b, n); break;
     case TC_IR_INDEX: tc__bprintf(P->b, "%s", tc__print_loop_name(P, n->loop)); break;
-    case TC_IR_SIZE: tc__sx_print(P->d, n->sx, P->b, TC__SX_PREC_ATOM); break;
+    case TC_IR_SIZE: tc__sx_print(P->d, n->sx, P->b, TC__PREC_ATOM); break;
     case TC_IR_READ: tc__print_read(P, n, depth); break;
     case TC_IR_NEG: case TC_IR_NOT:
         tc__bprintf(P->b, n->op == TC_IR_NEG ? "-" : "!");
@@ -15347,9 +15337,9 @@ TC__PRIVATE void tc__print_checks(tc__buf *b, const tc_ir_def *d) {
     for (i = 0; i < d->n_checks; i++) {
         const tc_ir_check *c = &d->checks[i];
         tc__bprintf(b, "check(");
-        tc__sx_print(d, c->a, b, TC__SX_PREC_ADD);
+        tc__sx_print(d, c->a, b, TC__PREC_ADD);
         tc__bprintf(b, c->kind == TC_CHECK_EQ ? " == " : " <= ");
-        tc__sx_print(d, c->b, b, TC__SX_PREC_ADD);
+        tc__sx_print(d, c->b, b, TC__PREC_ADD);
         tc__bprintf(b, ");");
         if (c->stmt >= 0) tc__bprintf(b, "  // if statement %d runs;", c->stmt + 1);
         else tc__bprintf(b, "  //");
@@ -15413,7 +15403,7 @@ TC__PRIVATE void tc__print_stmt(tc__buf *b, const tc_ir_def *d, int si) {
         tc__bprintf(b, "for (int %s = ", lp->name);
         tc__sx_print(d, lp->lo, b, 0);
         tc__bprintf(b, "; %s < ", lp->name);
-        tc__sx_print(d, lp->hi, b, TC__SX_PREC_ADD);
+        tc__sx_print(d, lp->hi, b, TC__PREC_ADD);
         tc__bprintf(b, "; %s++)%s\n", lp->name, lp->reduction ? "  // reduction" : "");
     }
     tc__print_body(&P, t, s->n_loops);
