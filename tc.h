@@ -6278,6 +6278,10 @@ TC__MATH_INLINE uint32_t tc__math_selu(int c, uint32_t a, uint32_t b) {
     uint32_t m = 0u - (uint32_t)c;
     return (a & m) | (b & ~m);
 }
+TC__MATH_INLINE uint64_t tc__math_selu64(int c, uint64_t a, uint64_t b) {
+    uint64_t m = 0u - (uint64_t)c;
+    return (a & m) | (b & ~m);
+}
 /* a * b + c, fused where the target has a fast fma (then compilers emit
    and vectorize the instruction), else two roundings. Kernels are within
    their stated bounds either way; each build gives fixed bits. TC_FAST_FMA
@@ -6945,6 +6949,51 @@ TC__MATH_INLINE uint16_t tc__math_float_to_half_lane(float f) {
     r = tc__math_selu(a >= 0x477ff000u, 0x7c00u, r);            /* from 65520: inf */
     r = tc__math_selu(a > 0x7f800000u, nan, r);
     return (uint16_t)(sign | r);
+}
+
+/* x rounded to the nearest float16 value (ties to even), kept as a float:
+   tc__round_half's values, bit for bit, a nan quieted as its conversion to
+   double and back does (every float pattern checked against GCC's
+   _Float16). tc__math_float_to_half_lane's steps without the half's bits
+   in between (which compilers would not vectorize): the normal range's
+   bias rounds the 23-bit fraction to 10 bits; below 2^-14, adding 0.5
+   rounds in the hardware at 2^-24, and the bits above 0.5's count the
+   quanta. */
+TC__MATH_INLINE float tc__math_round_half_lane(float x) {
+    uint32_t u = tc__math_f2u(x), sign = u & 0x80000000u, a = u & 0x7fffffffu;
+    uint32_t normal = (a + 0xfffu + ((a >> 13) & 1u)) & ~(uint32_t)0x1fffu;
+    uint32_t quanta = tc__math_f2u(tc__math_u2f(a) + 0.5f) - 0x3f000000u;
+    uint32_t sub = tc__math_f2u((float)(int32_t)quanta * 5.9604644775390625e-8f); /* 2^-24 */
+    uint32_t r = tc__math_selu(a < 0x38800000u, sub, normal);   /* below 2^-14 */
+    r = tc__math_selu(a >= 0x477ff000u, 0x7f800000u, r);        /* from 65520: inf */
+    r = tc__math_selu(a > 0x7f800000u, a | 0x00400000u, r);     /* nan: quiet */
+    return tc__math_u2f(sign | r);
+}
+
+/* The same for a double, rounded once (through float it could round twice),
+   with 2^28 for 0.5 (its spacing is 2^-24); a nan stays itself. 400 million
+   random and near-tie patterns matched tc__round_half and _Float16. */
+TC__MATH_INLINE double tc__math_round_half_f64_lane(double x) {
+    uint64_t u = tc__math_d2u(x), sign = u & 0x8000000000000000u, a = u & 0x7fffffffffffffffu;
+    uint64_t normal = (a + 0x1ffffffffffu + ((a >> 42) & 1u)) & ~(uint64_t)0x3ffffffffffu;
+    uint64_t quanta = tc__math_d2u(tc__math_u2d(a) + 268435456.0) - 0x41b0000000000000u; /* 2^28 */
+    uint64_t sub = tc__math_d2u((double)(int64_t)quanta * 5.9604644775390625e-08);      /* 2^-24 */
+    uint64_t r = tc__math_selu64(a < 0x3f10000000000000u, sub, normal);            /* below 2^-14 */
+    r = tc__math_selu64(a >= 0x40effe0000000000u, 0x7ff0000000000000u, r);         /* from 65520 */
+    return tc__math_u2d(tc__math_selu64(a > 0x7ff0000000000000u, u, sign | r));   /* nan: itself */
+}
+
+TC__MATH_BLOCK1(tc__round_half_block, tc__math_round_half_lane)
+TC__MATH_BLOCK_FN void tc__round_half_block_f64(double *dst, const double *src, int n) {
+    int i, j;
+    for (i = 0; i < n; i += TC__MATH_CHUNK) {
+        double x[TC__MATH_CHUNK], y[TC__MATH_CHUNK];
+        int m = n - i < TC__MATH_CHUNK ? n - i : TC__MATH_CHUNK;
+        memset(x, 0, sizeof x);
+        memcpy(x, src + i, sizeof(double) * (size_t)m);
+        for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = tc__math_round_half_f64_lane(x[j]);
+        memcpy(dst + i, y, sizeof(double) * (size_t)m);
+    }
 }
 
 TC__PRIVATE float tc__half_to_float(uint16_t h) { return tc__math_half_to_float_lane(h); }
@@ -9889,18 +9938,11 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
     }
 }
 
-/* half(x) in float32 or float64 lanes (rare: a scalar loop serves). */
+/* half(x) in float32 or float64 lanes: each rounded to float16, kept in
+   its type (tc__round_half's values, bit for bit). */
 TC__PRIVATE void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
-    int i;
-    if (t == TC_FLOAT64) {
-        double *TC__RESTRICT d = (double *)dv;
-        const double *TC__RESTRICT a = (const double *)av;
-        TC__VM_LOOP(tc__round_half(a[i]));
-    } else {
-        float *TC__RESTRICT d = (float *)dv;
-        const float *TC__RESTRICT a = (const float *)av;
-        TC__VM_LOOP((float)tc__round_half((double)a[i]));
-    }
+    if (t == TC_FLOAT64) tc__round_half_block_f64((double *)dv, (const double *)av, n);
+    else tc__round_half_block((float *)dv, (const float *)av, n);
 }
 
 /* Reductions over lanes: acc[i] = acc[i] (op) v[i], and the fold of a
@@ -10541,10 +10583,12 @@ TC__PRIVATE void tc__vm_identity(tc_dtype t, tc_reduce r, void *out) {
 TC__PRIVATE void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64_t stride, int n) {
     size_t esz = tc_dtype_size(st);
     int i;
-    if (st == TC_FLOAT16) {
+    if (st == TC_FLOAT16 && stride == 1) {
+        tc__half_to_float_block((float *)dv, (const uint16_t *)(const void *)p, n);
+    } else if (st == TC_FLOAT16) {
         float *TC__RESTRICT d = (float *)dv;
         const uint16_t *s = (const uint16_t *)(const void *)p;
-        TC__VM_LOOP(tc__half_to_float(s[i * stride]));
+        TC__VM_LOOP(tc__math_half_to_float_lane(s[i * stride]));
     } else if (st == TC_BOOL) {
         uint8_t *TC__RESTRICT d = (uint8_t *)dv;
         TC__VM_LOOP((uint8_t)(p[i * stride] != 0));
@@ -10629,22 +10673,30 @@ TC__PRIVATE void tc__k_gload(tc_dtype st, void *dv, const unsigned char *base, c
 TC__VM_TYPES(TC__VM_ST)
 #undef TC__VM_ST
 
+#define TC__VM_ST16(OP)                                                                      \
+    for (i = 0; i < n; i++)                                                                  \
+    p[i * s] = tc__math_float_to_half_lane(OP(tc__math_half_to_float_lane(p[i * s]), v[i]))
+#define TC__VM_ST16_ADD(x, y) ((x) + (y))
+#define TC__VM_ST16_MUL(x, y) ((x) * (y))
 TC__PRIVATE void tc__k_store_f16(tc_reduce r, void *pv, int64_t s, const void *vv, int n) {
     uint16_t *p = (uint16_t *)pv;
     const float *v = (const float *)vv;
     int i;
-    for (i = 0; i < n; i++) {
-        float x = r == TC_REDUCE_ASSIGN ? 0.0f : tc__half_to_float(p[i * s]), y = v[i];
-        switch (r) {
-        case TC_REDUCE_SUM: x = x + y; break;
-        case TC_REDUCE_PROD: x = x * y; break;
-        case TC_REDUCE_MIN: x = tc__e_min_f32(x, y); break;
-        case TC_REDUCE_MAX: x = tc__e_max_f32(x, y); break;
-        default: x = y; break;
-        }
-        p[i * s] = tc__float_to_half(x);
+    switch (r) {
+    case TC_REDUCE_ASSIGN:
+        if (s == 1) tc__float_to_half_block(p, v, n);
+        else for (i = 0; i < n; i++) p[i * s] = tc__math_float_to_half_lane(v[i]);
+        break;
+    case TC_REDUCE_SUM: TC__VM_ST16(TC__VM_ST16_ADD); break;
+    case TC_REDUCE_PROD: TC__VM_ST16(TC__VM_ST16_MUL); break;
+    case TC_REDUCE_MIN: TC__VM_ST16(tc__e_min_f32); break;
+    case TC_REDUCE_MAX: TC__VM_ST16(tc__e_max_f32); break;
+    case TC_REDUCE_COUNT: break;
     }
 }
+#undef TC__VM_ST16
+#undef TC__VM_ST16_ADD
+#undef TC__VM_ST16_MUL
 
 TC__PRIVATE void tc__k_store(tc_dtype st, tc_reduce r, unsigned char *p, int64_t stride,
                              const void *v, int n) {

@@ -793,6 +793,67 @@ static void test_half_rounding(void) {
     CHECK((tc__float_to_half(NAN) & 0x7fffu) > 0x7c00u);
 }
 
+/* The nearest half's value to a double, as tm_half_ref finds it for a
+   float (an independent oracle for the HALF cast of a float64). */
+static double tm_half_round_d(double x) {
+    double a = fabs(x), v;
+    uint16_t lo = 0, hi = 0x7c00;
+    if (x != x) return x;
+    if (a >= 65520.0) return x < 0 ? -INFINITY : INFINITY;
+    while (hi - lo > 1) {
+        uint16_t mid = (uint16_t)((lo + hi) / 2);
+        if (tm_half_value(mid) <= a) lo = mid;
+        else hi = mid;
+    }
+    v = tm_half_value(lo);
+    if (v != a) {
+        double dl = a - v, dh = tm_half_value((uint16_t)(lo + 1)) - a;
+        if (dh < dl || (dh == dl && (lo & 1u))) v = tm_half_value((uint16_t)(lo + 1));
+    }
+    return signbit(x) ? -v : v;
+}
+
+/* The VM's cast to float16 of a float32 or float64 value (tc__k_half, the
+   value kept in its type): the nearest half's value, bit for bit, over a
+   sweep of magnitudes and every midpoint with its neighbours; a nan stays
+   a nan of the same sign (float32: quieted, payload kept). */
+static void test_half_cast(void) {
+    enum { N = 4096 };
+    static float fx[N], fy[N];
+    static double dx[N], dy[N];
+    uint32_t u = 0, h = 0;
+    int bad = 0, n, i;
+    while (u < 0x7fc00100u || h < 0x7bffu) {
+        for (n = 0; n < N - 8 && u < 0x7fc00100u; u += 2039u) { /* magnitudes, then some nans */
+            fx[n] = tm_u2f(u);
+            fx[n + 1] = -fx[n];
+            dx[n] = (double)fx[n] * (1.0 + 0x1p-40);
+            dx[n + 1] = -(double)fx[n] * (1.0 - 0x1p-40);
+            n += 2;
+        }
+        for (; n < N - 8 && h < 0x7bffu; h++) { /* a midpoint, the floats and doubles beside it */
+            double mid = 0.5 * (tm_half_value((uint16_t)h) + tm_half_value((uint16_t)(h + 1)));
+            fx[n] = (float)mid;
+            fx[n + 1] = nextafterf((float)mid, 0.0f);
+            fx[n + 2] = -nextafterf((float)mid, INFINITY);
+            dx[n] = mid;
+            dx[n + 1] = nextafter(mid, 0.0);
+            dx[n + 2] = -nextafter(mid, INFINITY);
+            n += 3;
+        }
+        tc__k_half(TC_FLOAT32, fy, fx, n);
+        tc__k_half(TC_FLOAT64, dy, dx, n);
+        for (i = 0; i < n; i++) {
+            float wf = fx[i] != fx[i] ? tm_u2f(tm_f2u(fx[i]) | 0x00400000u)
+                                      : (float)tm_half_round_d((double)fx[i]);
+            double wd = tm_half_round_d(dx[i]);
+            bad += tm_f2u(fy[i]) != tm_f2u(wf);
+            bad += memcmp(&dy[i], &wd, sizeof wd) != 0;
+        }
+    }
+    CHECKF(bad == 0, "%d values cast to float16 wrongly", bad);
+}
+
 /* ---- misc ---------------------------------------------------------------- */
 
 static void test_arity(void) {
@@ -818,5 +879,6 @@ int main(void) {
     RUN(test_ulp_exhaustive_ranges);
     RUN(test_half_roundtrip);
     RUN(test_half_rounding);
+    RUN(test_half_cast);
     return th_report();
 }
