@@ -768,6 +768,25 @@ static const kc_case kc_cases[] = {
     {"collapse-index", "def ci(float(M,N) A) -> (s) { s +=! A(i,j) * j }", "M=6 N=70", 0, KC_REDUCE, 0},
     {"collapse-broadcast", "def cb(float(M,N) A, float(N) v) -> (s) { s +=! A(i,j) * v(j) }", "M=6 N=70",
      0, KC_REDUCE, 0},
+    /* transposing reads and writes in tiles of rows (tc__vm_plan_tile): lane
+       loops from 512 lanes, partial tiles of rows and lanes, reversed
+       strides, a reduction, and dtypes of 1, 2 and 8 bytes */
+    {"tile-transpose", "def tt(float(M,N) A) -> (B) { B(j,i) = A(i,j) }", "M=1030 N=37", 0, KC_EXACT, 0},
+    {"tile-transpose-add",
+     "def ta(float(M,N) A, float(N,M) C) -> (B) { B(j,i) = A(i,j) * 2.0 + C(j,i) }", "M=777 N=21",
+     0, KC_EXACT, 0},
+    {"tile-reversed",
+     "def tr(float(M,N) A) -> (B, D) {\n    B(j,i) = A(M - 1 - i, j)\n    D(j,i) = A(i, N - 1 - j)\n}\n",
+     "M=600 N=19", 0, KC_EXACT, 0},
+    {"tile-strided-store", "def ts(float(M,N) A) -> (B) { B(j,i) = A(i,j) + 1.0 where i in 0:M, j in 0:N }",
+     "M=17 N=900", 0, KC_EXACT, 0},
+    {"tile-reduce", "def trd(float(M,N,K) A) -> (B) { B(j,i) +=! A(i,j,k) }", "M=520 N=18 K=3", 0,
+     KC_REDUCE, 0},
+    {"tile-accumulate", "def tac(float(M,N) A) -> (B) { B(j,i) += A(i,j) }", "M=513 N=33", 0, KC_EXACT, 1},
+    {"tile-dtypes",
+     "def tdt(int8(M,N) A, half(M,N) H, double(M,N) D) -> (a, h, d) {\n    a(j,i) = A(i,j)\n"
+     "    h(j,i) = H(i,j)\n    d(j,i) = D(i,j)\n}\n",
+     "M=700 N=70", "A=*", KC_EXACT, 0},
 };
 #define KC_N_CASES ((int)(sizeof kc_cases / sizeof kc_cases[0]))
 
