@@ -7467,7 +7467,8 @@ typedef struct tc__ct_work {
     int64_t *kx, *ky;     /* per k of the block: offsets in X and Y */
     int64_t *mx, *mt;     /* per row of the M block: offsets in X and T */
     int64_t *ny, *nt;     /* per lane of the N block: offsets in Y and T */
-    unsigned char *yrun;  /* per lane: length of Y's contiguous run from it, within its strip */
+    unsigned char *yrun;  /* per lane: length of the run from it, within its strip, of lanes
+                             equally spaced in Y (a strided conv's rows: step 2) */
     unsigned char *tunit; /* per strip: T's offsets run contiguously */
 } tc__ct_work;
 
@@ -7840,6 +7841,12 @@ TC__PRIVATE void tc__ct_pack_x(const float *X, int64_t xb, const tc__ct_work *w,
 }
 
 /* Copies n floats (a run of at most a strip). */
+/* d[i] = s[i * step] for i < n. */
+TC__PRIVATE void tc__ct_copy_strided(float *d, const float *s, int64_t step, int n) {
+    int i;
+    for (i = 0; i < n; i++) d[i] = s[i * step];
+}
+
 TC__PRIVATE void tc__ct_copy(float *d, const float *s, int n) {
 #if defined(__AVX512F__)
     for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
@@ -7868,7 +7875,7 @@ TC__PRIVATE void tc__ct_pack_y(const float *Y, int64_t yb, const tc__ct_work *w,
         const int64_t *ny = w->ny + j0;
         const unsigned char *run = w->yrun + j0;
         int nr = ncb - j0 < TC__CT_NR ? (int)(ncb - j0) : TC__CT_NR;
-        if (run[0] == TC__CT_NR) {
+        if (run[0] == TC__CT_NR && ny[1] == ny[0] + 1) {
             for (k = 0; k < kcb; k++)
                 tc__ct_copy(dst + k * TC__CT_NR, Y + (yb + w->ky[k] + ny[0]), TC__CT_NR);
             continue;
@@ -7876,7 +7883,11 @@ TC__PRIVATE void tc__ct_pack_y(const float *Y, int64_t yb, const tc__ct_work *w,
         for (k = 0; k < kcb; k++) {
             float *d = dst + k * TC__CT_NR;
             int64_t base = yb + w->ky[k];
-            for (j = 0; j < nr; j += run[j]) tc__ct_copy(d + j, Y + (base + ny[j]), run[j]);
+            for (j = 0; j < nr; j += run[j]) {
+                int64_t step = run[j] > 1 ? ny[j + 1] - ny[j] : 1;
+                if (step == 1) tc__ct_copy(d + j, Y + (base + ny[j]), run[j]);
+                else tc__ct_copy_strided(d + j, Y + (base + ny[j]), step, run[j]);
+            }
             for (j = nr; j < TC__CT_NR; j++) d[j] = 0.0f;
         }
     }
@@ -7926,9 +7937,12 @@ TC__PRIVATE void tc__ct_n_block(const tc__contract_shape *sh, int64_t n0, int64_
     for (j0 = 0; j0 < ncb; j0 += TC__CT_NR) {
         int64_t end = ncb - j0 < TC__CT_NR ? ncb : j0 + TC__CT_NR;
         w->tunit[j0 / TC__CT_NR] = (unsigned char)tc__ct_unit_run(w->nt + j0, end - j0);
-        w->yrun[end - 1] = 1;
+        w->yrun[end - 1] = 1; /* a run's step: its first two lanes' */
         for (j = end - 2; j >= j0; j--)
-            w->yrun[j] = (unsigned char)(w->ny[j + 1] == w->ny[j] + 1 ? w->yrun[j + 1] + 1 : 1);
+            w->yrun[j] = (unsigned char)(w->yrun[j + 1] == 1 ||
+                                                 w->ny[j + 2] - w->ny[j + 1] == w->ny[j + 1] - w->ny[j]
+                                             ? w->yrun[j + 1] + 1
+                                             : 1);
     }
 }
 
