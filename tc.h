@@ -10990,6 +10990,7 @@ typedef struct tc__vm_splan {
     int shrink;         /* chunks shrink: the first half hold 3/4 of the items,
                            rounded down (tc__vm_chunk_items) */
     int tile;           /* rows of the row loop go TC__VM_TILE at a time (tc__vm_plan_tile) */
+    int fold;           /* short rows: so many of the row loop's in one block (tc__vm_plan_fold) */
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
     int wred_direct;    /* ... fused `!` into a unit-stride row of the value's dtype: reduced in
@@ -12302,6 +12303,37 @@ TC__PRIVATE void tc__vm_plan_tile(const tc_plan *P, tc__vm_splan *sp) {
         sp->tile = 1;
 }
 
+/* Rows shorter than a block, laid out one after the other in every tensor
+   the statement touches (each steps along the row loop by the row's
+   extent times its lane stride: NCHW's h and w), run several to a block,
+   as one run of lanes: the interpreter's work per instruction is then
+   shared by up to TC_BLOCK lanes, not W (Y(n,c,h,w) = (X(n,c,h,w) -
+   m(c)) / sqrt(v(c) + 1e-5) * g(c) + b(c), 8x64x56x56, one thread:
+   5.7-6.5 -> 1.1-1.4 ms). Only where nothing sees a lane's loop values but the affine
+   reads and the write (no loop index as a value, no gather, no read
+   checked lane by lane), on the generic path, the statement not reading
+   the tensor it writes (a block computes all its lanes before any
+   store). */
+TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    int row = tc__vm_row_loop(sp), rank = P->ir->tensors[sp->wt].rank, k;
+    int64_t ext;
+    if (row < 0 || sp->lane < 0 || sp->lane >= rank || sp->lane_red || sp->ew || sp->wred ||
+        sp->ct || sp->mk || sp->tile || sp->n_segs > 1 || tc__vm_stmt_reads(vs, sp->wt))
+        return;
+    ext = tc__vm_extent(sp, sp->lane);
+    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][sp->lane]) return;
+    for (k = 0; k < vs->n_ins; k++) {
+        int op = vs->ins[k].op;
+        if (op == TC_OP_INDEX || op == TC_OP_GOFF || op == TC_OP_GIDX || op == TC_OP_GLOAD) return;
+    }
+    for (k = 0; k < vs->n_reads; k++)
+        if (sp->reads[k].checked || vs->reads[k].gather ||
+            sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[sp->lane])
+            return;
+    sp->fold = (int)(TC_BLOCK / ext);
+}
+
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_splan *sp = &P->stmts[s];
     const tc_ir_stmt *st = &P->ir->stmts[s];
@@ -12339,7 +12371,9 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     if (!tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
     tc__vm_plan_wred(P, sp);
     tc__vm_plan_tile(P, sp);
-    return tc__vm_plan_segments(P, sp, err);
+    if ((rc = tc__vm_plan_segments(P, sp, err)) != TC_OK) return rc;
+    tc__vm_plan_fold(P, sp);
+    return TC_OK;
 }
 
 /* ---- execution ------------------------------------------------------------ */
@@ -13326,6 +13360,17 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
                 int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK;
                 idx[sp->lane] = start;
                 n = sp->hi[sp->lane] - start < TC_BLOCK ? (int)(sp->hi[sp->lane] - start) : TC_BLOCK;
+            }
+            if (sp->fold && !R->check) { /* rows [idx[row], + more] as one run of lanes */
+                int row = tc__vm_row_loop(sp);
+                int64_t more = sp->hi[row] - 1 - idx[row];
+                if (more > last - 1 - it) more = last - 1 - it;
+                if (more > sp->fold - 1) more = sp->fold - 1;
+                if (!tc__vm_block(R, n * (int)(more + 1))) return 0;
+                idx[row] += more;
+                it += more;
+                tc__vm_odo_next(sp, sp->outer, sp->n_outer, idx);
+                continue;
             }
             if (!tc__vm_block(R, n)) return 0;
             if (++blk < sp->n_blocks) continue;

@@ -787,6 +787,26 @@ static const kc_case kc_cases[] = {
      "def tdt(int8(M,N) A, half(M,N) H, double(M,N) D) -> (a, h, d) {\n    a(j,i) = A(i,j)\n"
      "    h(j,i) = H(i,j)\n    d(j,i) = D(i,j)\n}\n",
      "M=700 N=70", "A=*", KC_EXACT, 0},
+    /* short rows folded into one block (tc__vm_plan_fold): NCHW with a
+       per-channel scale, a reduction over an outer loop, an offset range
+       (rows then not back to back: not folded), rows of 3 lanes, more rows
+       than a block holds, and a half output */
+    {"fold-batchnorm",
+     "def fbn(float(N,C,H,W) X, float(C) g, float(C) b) -> (mean, var, Y) {\n"
+     "    mean(c) +=! X(n,c,h,w) / (N*H*W)\n"
+     "    var(c) +=! (X(n,c,h,w) - mean(c)) * (X(n,c,h,w) - mean(c)) / (N*H*W)\n"
+     "    Y(n,c,h,w) = (X(n,c,h,w) - mean(c)) / sqrt(var(c) + 1e-5) * g(c) + b(c)\n}\n",
+     "N=2 C=5 H=9 W=7", 0, KC_LOOSE, 0},
+    {"fold-reduce", "def frd(float(K,C,W) X, float(C) s) -> (T) { T(c,w) +=! X(k,c,w) * s(c) }",
+     "K=6 C=40 W=13", 0, KC_REDUCE, 0},
+    {"fold-offset",
+     "def fof(float(C,H,W) X) -> (Y, Z) {\n    Y(c,h,w) = X(c,h,w) * 2.0 + 1.0 where w in 1:W\n"
+     "    Z(c,h,w) = X(c,h,w) - X(c,h,0) where h in 2:H\n}\n",
+     "C=3 H=11 W=6", 0, KC_EXACT, 0},
+    {"fold-many-rows", "def fmr(float(C,H,W) X, float(C) g) -> (Y) { Y(c,h,w) = X(c,h,w) / g(c) + X(c,h,w) }",
+     "C=3 H=400 W=3", "g=0.5:2", KC_EXACT, 0},
+    {"fold-half", "def fh(half(C,H,W) X, float(C) g) -> (half(C,H,W) Y) { Y(c,h,w) = half(X(c,h,w) * g(c) - 1.0) }",
+     "C=4 H=30 W=9", 0, KC_EXACT, 1},
 };
 #define KC_N_CASES ((int)(sizeof kc_cases / sizeof kc_cases[0]))
 
