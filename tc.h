@@ -11637,16 +11637,24 @@ TC__PRIVATE int tc__vm_collapse_ok(const tc__vm_splan *sp, int a, int b) {
     }
     return 1;
 }
+/* Nothing sees the loop values but the affine reads and the write: no
+   loop index as a value, no gather, no read checked lane by lane. */
+TC__PRIVATE int tc__vm_only_affine(const tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    int k;
+    for (k = 0; k < vs->n_ins; k++) {
+        int op = vs->ins[k].op;
+        if (op == TC_OP_INDEX || op == TC_OP_GOFF || op == TC_OP_GIDX || op == TC_OP_GLOAD) return 0;
+    }
+    for (k = 0; k < vs->n_reads; k++)
+        if (sp->reads[k].checked || vs->reads[k].gather) return 0;
+    return 1;
+}
 TC__PRIVATE void tc__vm_plan_collapse(const tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int rank = P->ir->tensors[sp->wt].rank, a, b, k, found = 1;
     if (sp->any_empty || sp->st->reduce == TC_REDUCE_ASSIGN) return; /* `=`: the last write stays last */
-    for (k = 0; k < vs->n_ins; k++) {
-        int op = vs->ins[k].op;
-        if (op == TC_OP_INDEX || op == TC_OP_GOFF || op == TC_OP_GIDX || op == TC_OP_GLOAD) return;
-    }
-    for (k = 0; k < vs->n_reads; k++)
-        if (sp->reads[k].checked || vs->reads[k].gather) return;
+    if (!tc__vm_only_affine(sp)) return;
     while (found) {
         found = 0;
         for (a = rank; a < sp->n_loops && a < 64 && !found; a++)
@@ -12331,15 +12339,11 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
         sp->ct || sp->mk || sp->tile || sp->n_segs > 1 || tc__vm_stmt_reads(vs, sp->wt))
         return;
     ext = tc__vm_extent(sp, sp->lane);
-    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][sp->lane]) return;
-    for (k = 0; k < vs->n_ins; k++) {
-        int op = vs->ins[k].op;
-        if (op == TC_OP_INDEX || op == TC_OP_GOFF || op == TC_OP_GIDX || op == TC_OP_GLOAD) return;
-    }
+    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][sp->lane] ||
+        !tc__vm_only_affine(sp))
+        return;
     for (k = 0; k < vs->n_reads; k++)
-        if (sp->reads[k].checked || vs->reads[k].gather ||
-            sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[sp->lane])
-            return;
+        if (sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[sp->lane]) return;
     sp->fold = (int)(TC_BLOCK / ext);
 }
 
