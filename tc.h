@@ -11516,6 +11516,11 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
      without a division per lane where the target has fma
      (tc__k_div_uni_f32, bitwise the quotient; a chain's first or last
      link in the chain's pass, tc__k_chain_div_uni_f32);
+   - on the generic path, short rows that lie back to back in every
+     tensor the statement touches run several to a block
+     (tc__vm_plan_fold: NCHW with W = 56), and a statement with a
+     transposing access (B(j,i) = A(i,j), 512 lanes or more) runs in
+     tiles of 16 rows by 256 lanes (tc__vm_plan_tile);
    - software prefetch only where a bare load is reduced (sum): elsewhere
      the hardware keeps up; streaming stores a piece of 128 lanes at a
      time (TC__VM_STREAM_PIECE), interleaved with the loads;
