@@ -10550,6 +10550,22 @@ TC__PRIVATE void tc__k_reduce_pair_rows(tc_dtype t, tc_reduce r, void *d, int64_
     }
 }
 
+/* acc[i] += p[i * s] / *k (float32 or float64): the quotient rounded, then
+   the sum, as a DIV then a SUM store give. */
+TC__PRIVATE void tc__k_reduce_mem_div(tc_dtype t, void *accv, const void *pv, int64_t s,
+                                      const void *k, int n) {
+    int i;
+    if (t == TC_FLOAT64) {
+        double *TC__RESTRICT d = (double *)accv, q = *(const double *)k;
+        const double *TC__RESTRICT p = (const double *)pv;
+        for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
+    } else {
+        float *TC__RESTRICT d = (float *)accv, q = *(const float *)k;
+        const float *TC__RESTRICT p = (const float *)pv;
+        for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
+    }
+}
+
 TC__PRIVATE void tc__k_reduce_mem(tc_dtype t, tc_reduce r, void *acc, const void *p, int64_t s,
                                   int n) {
     switch (t) {
@@ -10993,6 +11009,8 @@ typedef struct tc__vm_splan {
     int fold;           /* short rows: so many of the row loop's in one block (tc__vm_plan_fold) */
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
+    int wred_div;       /* ... divided, before the sum, by the prologue's register wred_divisor */
+    unsigned wred_divisor;
     int wred_direct;    /* ... fused `!` into a unit-stride row of the value's dtype: reduced in
                            place in the output, no accumulator or store */
     const struct tc__vm_splan *absorb; /* the next statement of its row group, a reduction of the
@@ -11487,9 +11505,11 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
    - float32 contractions (X * Y summed): the packed engine of
      [tc:contract] (GEMM / GEMV / row paths); other float contractions:
      the register-blocked tile of [tc:kernels] with packed Y panels;
-   - window reductions (the value is one read: pooling) reduce straight
-     from memory over a table of the reduction loops' offsets, without the
-     bytecode, runs of short rows a call; with `!` folded, in place in the
+   - window reductions (the value is one read: pooling; or one read
+     divided by a value the prologue makes, summed: avgpool's / 4.0,
+     tc__vm_wred_div) reduce straight from memory over a table of the
+     reduction loops' offsets, without the bytecode, runs of short rows a
+     call; with `!` folded, in place in the
      output rows (2x2 windows: one pass over pairs of adjacent elements;
      a float32 min or max whose statement moves much streams its output,
      tc__vm_stream_output);
@@ -12179,13 +12199,34 @@ TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
    sums. Reduced straight from memory over a table of the reduction loops'
    offsets, without the bytecode (tc__vm_wred_items); direct when `!` is
    folded and the output row is contiguous in the value's dtype. */
+/* The value is x / d, x the one read and d made by the prologue (a
+   constant or the sizes: avgpool's / 4.0, / (KH * KW)), summed in float32
+   or float64: 1, with d's register in *divisor. A division and a sum make
+   no fma, so the window kernels give the bytecode's bits. */
+TC__PRIVATE int tc__vm_wred_div(const tc__vm_splan *sp, unsigned *divisor) {
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_ins *ld = &vs->ins[vs->n_pro], *dv = ld + 1;
+    int i;
+    if (vs->n_ins != vs->n_pro + 2 || ld->op != TC_OP_LOAD || dv->op != TC_OP_DIV ||
+        dv->b != ld->a || dv->a != vs->value || sp->st->reduce != TC_REDUCE_SUM ||
+        (vs->vdt != TC_FLOAT32 && vs->vdt != TC_FLOAT64))
+        return 0;
+    for (i = 0; i < vs->n_pro; i++)
+        if (vs->ins[i].a == dv->c) *divisor = dv->c;
+    for (i = 0; i < vs->n_pro; i++) /* nothing in the prologue writes the load's register */
+        if (vs->ins[i].a == ld->a) return 0;
+    return *divisor == dv->c;
+}
+
 TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     const tc__vm_rplan *rp = &sp->reads[0];
     double steps = 1.0;
-    int k;
-    if (vs->n_ins != 1 || vs->n_pro != 0 || vs->ins[0].op != TC_OP_LOAD || vs->n_reads != 1 ||
-        vs->ins[0].c != TC__VM_NONE || sp->lane < 0 || sp->lane_red || sp->n_red == 0 ||
+    unsigned divisor = TC__VM_NONE;
+    int k, div = vs->n_pro < vs->n_ins && tc__vm_wred_div(sp, &divisor);
+    if ((!div && (vs->n_ins != 1 || vs->n_pro != 0)) || vs->ins[vs->n_pro].op != TC_OP_LOAD ||
+        vs->n_reads != 1 || vs->ins[vs->n_pro].c != TC__VM_NONE || sp->lane < 0 || sp->lane_red ||
+        sp->n_red == 0 ||
         sp->red_empty || sp->empty || rp->tensor == sp->wt || rp->st != vs->vdt ||
         rp->st == TC_FLOAT16 || rp->st == TC_BOOL)
         return;
@@ -12196,10 +12237,13 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
     /* the innermost reduction loop covers the gap between lanes (stride 2,
        extent 2, unit stride): read its two steps as one contiguous pair */
     if (rp->lstride[sp->lane] == 2 && rp->lstride[sp->red[sp->n_red - 1]] == 1 &&
-        tc__vm_extent(sp, sp->red[sp->n_red - 1]) == 2 && sp->st->reduce != TC_REDUCE_ASSIGN)
+        tc__vm_extent(sp, sp->red[sp->n_red - 1]) == 2 && sp->st->reduce != TC_REDUCE_ASSIGN && !div)
         sp->wred_pair = 1;
     if (!tc__vm_mk_tables(P, sp)) return;
     sp->wred = 1;
+    sp->wred_div = div;
+    sp->wred_divisor = divisor;
+    if (div) return; /* through the accumulator, step by step */
     /* `!` folded: the output row is written once, so the reduction may run
        in it (same operations in the same order as the accumulator) */
     sp->wred_direct = sp->fused && sp->st->reduce != TC_REDUCE_ASSIGN &&
@@ -12439,7 +12483,7 @@ TC__PRIVATE void tc__vm_store(tc__vm_run *R, tc_reduce red, const void *v, int n
    reduction loops' part) from base. With z (the identity), acc's contents
    are not read: it starts at z. */
 TC__PRIVATE void tc__vm_wred(const tc__vm_splan *sp, void *acc, const unsigned char *base,
-                             int64_t off, int n, const void *z) {
+                             int64_t off, int n, const void *z, const void *divisor) {
     int64_t esz = (int64_t)tc_dtype_size(sp->vs->vdt), t;
     if (sp->wred_pair) { /* steps t, t+1 are a pair (the table's innermost loop); two pairs a pass */
         for (t = 0; t < sp->mk_T; t += 4)
@@ -12449,9 +12493,13 @@ TC__PRIVATE void tc__vm_wred(const tc__vm_splan *sp, void *acc, const unsigned c
         return;
     }
     if (z) tc__k_fill((size_t)esz, acc, z, n);
-    for (t = 0; t < sp->mk_T; t++)
-        tc__k_reduce_mem(sp->vs->vdt, sp->st->reduce, acc, base + (off + sp->mk_ox[t]) * esz,
-                         sp->reads[0].lstride[sp->lane], n);
+    for (t = 0; t < sp->mk_T; t++) {
+        const unsigned char *p = base + (off + sp->mk_ox[t]) * esz;
+        if (divisor)
+            tc__k_reduce_mem_div(sp->vs->vdt, acc, p, sp->reads[0].lstride[sp->lane], divisor, n);
+        else
+            tc__k_reduce_mem(sp->vs->vdt, sp->st->reduce, acc, p, sp->reads[0].lstride[sp->lane], n);
+    }
 }
 
 /* `rows` consecutive values of the row loop (the last outer loop) from the
@@ -12469,6 +12517,7 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
     int64_t wsz = (int64_t)tc_dtype_size(P->ir->tensors[sp->wt].dtype); /* float16: not vdt */
     int k, row = tc__vm_row_loop(sp);
     void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
+    const void *divisor = sp->wred_div ? R->T->rp[sp->wred_divisor] : NULL; /* its lane 0 */
     for (k = 0; k < sp->n_loops; k++) {
         if (!sp->st->loops[k].reduction) roff += rp->lstride[k] * idx[k]; /* the table: the rest */
         if (k < P->ir->tensors[sp->wt].rank) woff += ts[k] * idx[k];
@@ -12487,12 +12536,12 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
     for (k = 0; k < rows; k++) {
         unsigned char *dst = R->T->ptr[sp->wt] + (woff + k * ws) * wsz;
         if (sp->wred_direct) {
-            tc__vm_wred(sp, dst, src, roff + k * rs, n, id);
+            tc__vm_wred(sp, dst, src, roff + k * rs, n, id, NULL);
             continue;
         }
         tc__k_fill((size_t)esz, acc, id,
                    (n + 15) / 16 * 16 < TC_BLOCK ? (n + 15) / 16 * 16 : TC_BLOCK);
-        tc__vm_wred(sp, acc, src, roff + k * rs, n, NULL);
+        tc__vm_wred(sp, acc, src, roff + k * rs, n, NULL, divisor);
         tc__k_store(P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce,
                     dst, ts[sp->lane], acc, n);
     }
@@ -12526,6 +12575,7 @@ TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     int n, row = tc__vm_row_loop(sp);
     unsigned char id[8];
     tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
+    if (sp->wred_div) tc__vm_prologue(R); /* the divisor */
     while (it < last) {
         int64_t run = 1;
         idx[sp->lane] = sp->lo[sp->lane] + blk * TC_BLOCK;

@@ -805,6 +805,21 @@ static const kc_case kc_cases[] = {
      "C=3 H=11 W=6", 0, KC_EXACT, 0},
     {"fold-many-rows", "def fmr(float(C,H,W) X, float(C) g) -> (Y) { Y(c,h,w) = X(c,h,w) / g(c) + X(c,h,w) }",
      "C=3 H=400 W=3", "g=0.5:2", KC_EXACT, 0},
+    /* average pooling as TC writes it: the read divided, then summed
+       (tc__vm_wred_div), by a constant or by the window's sizes */
+    {"avgpool-div",
+     "def ap(float(N,C,H,W) I) -> (O) {\n"
+     "    O(n,c,h,w) +=! I(n,c,2*h+kh,2*w+kw) / 4.0 where kh in 0:2, kw in 0:2\n}\n",
+     "N=2 C=3 H=17 W=30", 0, KC_REDUCE, 0},
+    {"avgpool-div-sizes",
+     "def aps(float(N,C,H,W) I, float(KH,KW) K) -> (O) {\n"
+     "    O(n,c,h,w) +=! I(n,c,2*h+kh,2*w+kw) / (KH*KW) where kh in 0:KH, kw in 0:KW,"
+     " exists K(kh,kw)\n}\n",
+     "N=2 C=3 H=17 W=31 KH=3 KW=3", 0, KC_REDUCE, 0},
+    {"avgpool-div-f64",
+     "def apd(double(C,H,W) I) -> (O) {\n"
+     "    O(c,h,w) += I(c,h+kh,w+kw) / 9.0 where kh in 0:3, kw in 0:3\n}\n",
+     "C=3 H=12 W=600", 0, KC_REDUCE, 1},
     {"fold-half", "def fh(half(C,H,W) X, float(C) g) -> (half(C,H,W) Y) { Y(c,h,w) = half(X(c,h,w) * g(c) - 1.0) }",
      "C=4 H=30 W=9", 0, KC_EXACT, 1},
 };
