@@ -11610,16 +11610,19 @@ TC__PRIVATE int tc__vm_collapsed(const tc__vm_splan *sp, int l) {
 /* The lane loop: the one whose accesses are cheapest along it (a unit
    stride 3, a broadcast 2, anything else 0; a reduction loop 1 for its
    partial sums), weighted by its length up to TC__VM_LANES_ENOUGH. A
-   contiguous write counts 3, or 1 in a reduction, where it happens once
-   per output element, not per step: var(c) +=! (X(n,c,h,w) - m(c))^2 / K
-   over 8x64x56x56 took c (64 lanes, X read 3136 elements apart) over the
-   contiguous h,w: 2.8-4.1 ms, 0.7 ms the other way. */
+   contiguous write counts 3, or 1 in a reduction of TC__VM_LANES_ENOUGH
+   steps or more, where it happens once for many reads: var(c) +=!
+   (X(n,c,h,w) - m(c))^2 / K over 8x64x56x56 took c (64 lanes, X read 3136
+   elements apart) over the contiguous h,w: 2.8-4.1 ms, 0.7 ms the other
+   way. A pooling window's few steps keep the write's weight (and their
+   lane loop: a 2x2 pool 4 outputs wide would take kw, 2 lanes). */
 TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
     const tc_ir_stmt *st = sp->st;
     int l, r, best = -1;
-    double best_score = -1.0, write = 3.0;
+    double best_score = -1.0, write = 3.0, steps = 1.0;
     for (l = 0; l < st->n_loops; l++)
-        if (st->loops[l].reduction) write = 1.0;
+        if (st->loops[l].reduction) steps *= (double)tc__vm_extent(sp, l);
+    if (steps >= TC__VM_LANES_ENOUGH) write = 1.0;
     for (l = 0; l < st->n_loops; l++) {
         int64_t ext = tc__vm_extent(sp, l);
         double score = 0.0;

@@ -741,6 +741,43 @@ static void kc_collapse_order(int64_t M, int64_t N) {
     tc_program_free(p);
 }
 
+/* A 2x2 stride-2 window summed in the loops' order, ((q00 + q01) + q10) +
+   q11, for pools 3 to 9 outputs wide (a narrow pool keeps its output loop
+   as the lane loop; tc__vm_pick_lane; at 1 or 2 the two lanes of kw win,
+   partial sums), plain and divided by 4. */
+static void kc_window_order(int64_t W) {
+    const char *src = "def pw(float(H,W) I) -> (O, Q) {\n"
+                      "    O(h,w) +=! I(2*h+kh,2*w+kw) where kh in 0:2, kw in 0:2\n"
+                      "    Q(h,w) +=! I(2*h+kh,2*w+kw) / 4.0 where kh in 0:2, kw in 0:2\n}\n";
+    tc_program *p = kc_compile(src, "window-order");
+    tc_tensor in[1], out[2];
+    tc_error err;
+    kc_rng rng = {(uint64_t)W * 13 + 5};
+    int64_t H = 6, i, h, w, bad = 0;
+    float *I;
+    kc_f32_alloc(in, "2", H, 2 * W);
+    kc_f32_alloc(out, "22", H / 2, W);
+    I = (float *)in[0].data;
+    for (i = 0; i < H * 2 * W; i++) I[i] = (float)ldexp(kc_unif(&rng) * 2.0 - 1.0, (int)(kc_next(&rng) % 9) - 4);
+    if (p && kc_vm(p, in, 1, out, 2, g_pool3, &err) == TC_OK) {
+        for (h = 0; h < H / 2; h++)
+            for (w = 0; w < W; w++) {
+                const float *q = I + 2 * h * 2 * W + 2 * w;
+                float o = 0.0f, d = 0.0f;
+                o = o + q[0], o = o + q[1], o = o + q[2 * W], o = o + q[2 * W + 1];
+                d = d + q[0] / 4.0f, d = d + q[1] / 4.0f, d = d + q[2 * W] / 4.0f, d = d + q[2 * W + 1] / 4.0f;
+                bad += memcmp((float *)out[0].data + h * W + w, &o, sizeof o) != 0;
+                bad += memcmp((float *)out[1].data + h * W + w, &d, sizeof d) != 0;
+            }
+        CHECKF(bad == 0, "2x2 windows %lld wide: %lld sums not in the loops' order", (long long)W, (long long)bad);
+    } else {
+        CHECKF(0, "window-order W=%lld: %s", (long long)W, p ? err.msg : "compile");
+    }
+    kc_f32_free(in, 1);
+    kc_f32_free(out, 2);
+    tc_program_free(p);
+}
+
 static void test_row_order(void) {
     /* ... 131100: three segments (tc__vm_plan_segments), the last of 28 lanes */
     static const int64_t n[] = {1, 7, 63, 64, 65, 100, 511, 513, 1024, 1100, 131100};
@@ -754,6 +791,7 @@ static void test_row_order(void) {
     }
     kc_collapse_order(5, 77);
     kc_collapse_order(3, 50021); /* 150063 values: segments too */
+    for (k = 3; k <= 9; k++) kc_window_order((int64_t)k);
 }
 
 /* ---- run-time errors: both oracles fail, with the VM's status as specified ---- */
