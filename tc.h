@@ -7840,13 +7840,13 @@ TC__PRIVATE void tc__ct_pack_x(const float *X, int64_t xb, const tc__ct_work *w,
     }
 }
 
-/* Copies n floats (a run of at most a strip). */
 /* d[i] = s[i * step] for i < n. */
 TC__PRIVATE void tc__ct_copy_strided(float *d, const float *s, int64_t step, int n) {
     int i;
     for (i = 0; i < n; i++) d[i] = s[i * step];
 }
 
+/* Copies n floats (a run of at most a strip). */
 TC__PRIVATE void tc__ct_copy(float *d, const float *s, int n) {
 #if defined(__AVX512F__)
     for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
@@ -10706,8 +10706,6 @@ TC__VM_TYPES(TC__VM_ST)
 #define TC__VM_ST16(OP)                                                                      \
     for (i = 0; i < n; i++)                                                                  \
     p[i * s] = tc__math_float_to_half_lane(OP(tc__math_half_to_float_lane(p[i * s]), v[i]))
-#define TC__VM_ST16_ADD(x, y) ((x) + (y))
-#define TC__VM_ST16_MUL(x, y) ((x) * (y))
 TC__PRIVATE void tc__k_store_f16(tc_reduce r, void *pv, int64_t s, const void *vv, int n) {
     uint16_t *p = (uint16_t *)pv;
     const float *v = (const float *)vv;
@@ -10717,16 +10715,14 @@ TC__PRIVATE void tc__k_store_f16(tc_reduce r, void *pv, int64_t s, const void *v
         if (s == 1) tc__float_to_half_block(p, v, n);
         else for (i = 0; i < n; i++) p[i * s] = tc__math_float_to_half_lane(v[i]);
         break;
-    case TC_REDUCE_SUM: TC__VM_ST16(TC__VM_ST16_ADD); break;
-    case TC_REDUCE_PROD: TC__VM_ST16(TC__VM_ST16_MUL); break;
+    case TC_REDUCE_SUM: TC__VM_ST16(tc__e_add_f32); break;
+    case TC_REDUCE_PROD: TC__VM_ST16(tc__e_mul_f32); break;
     case TC_REDUCE_MIN: TC__VM_ST16(tc__e_min_f32); break;
     case TC_REDUCE_MAX: TC__VM_ST16(tc__e_max_f32); break;
     case TC_REDUCE_COUNT: break;
     }
 }
 #undef TC__VM_ST16
-#undef TC__VM_ST16_ADD
-#undef TC__VM_ST16_MUL
 
 TC__PRIVATE void tc__k_store(tc_dtype st, tc_reduce r, unsigned char *p, int64_t stride,
                              const void *v, int n) {
@@ -11009,8 +11005,8 @@ typedef struct tc__vm_splan {
     int fold;           /* short rows: so many of the row loop's in one block (tc__vm_plan_fold) */
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
-    int wred_div;       /* ... divided, before the sum, by the prologue's register wred_divisor */
-    unsigned wred_divisor;
+    unsigned wred_divisor; /* ... divided, before the sum, by this register the prologue
+                           makes (tc__vm_wred_div); TC__VM_NONE: not divided */
     int wred_direct;    /* ... fused `!` into a unit-stride row of the value's dtype: reduced in
                            place in the output, no accumulator or store */
     const struct tc__vm_splan *absorb; /* the next statement of its row group, a reduction of the
@@ -12197,20 +12193,18 @@ TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
     sp->stream = sp->stream_ok = tc__vm_stream_output(P, sp);
 }
 
-/* The value is one plain read (LOAD is the whole program), reduced over
-   the reduction loops into lanes along an output loop: pooling, window
-   sums. Reduced straight from memory over a table of the reduction loops'
-   offsets, without the bytecode (tc__vm_wred_items); direct when `!` is
-   folded and the output row is contiguous in the value's dtype. */
 /* The value is x / d, x the one read and d made by the prologue (a
    constant or the sizes: avgpool's / 4.0, / (KH * KW)), summed in float32
    or float64: 1, with d's register in *divisor. A division and a sum make
    no fma, so the window kernels give the bytecode's bits. */
 TC__PRIVATE int tc__vm_wred_div(const tc__vm_splan *sp, unsigned *divisor) {
     const tc__vm_stmt *vs = sp->vs;
-    const tc__vm_ins *ld = &vs->ins[vs->n_pro], *dv = ld + 1;
+    const tc__vm_ins *ld, *dv;
     int i;
-    if (vs->n_ins != vs->n_pro + 2 || ld->op != TC_OP_LOAD || dv->op != TC_OP_DIV ||
+    if (vs->n_ins != vs->n_pro + 2) return 0;
+    ld = &vs->ins[vs->n_pro];
+    dv = ld + 1;
+    if (ld->op != TC_OP_LOAD || dv->op != TC_OP_DIV ||
         dv->b != ld->a || dv->a != vs->value || sp->st->reduce != TC_REDUCE_SUM ||
         (vs->vdt != TC_FLOAT32 && vs->vdt != TC_FLOAT64))
         return 0;
@@ -12221,12 +12215,18 @@ TC__PRIVATE int tc__vm_wred_div(const tc__vm_splan *sp, unsigned *divisor) {
     return *divisor == dv->c;
 }
 
+/* The value is one plain read (LOAD is the whole program), or one read
+   divided by a prologue value (tc__vm_wred_div), reduced over the
+   reduction loops into lanes along an output loop: pooling, window
+   sums. Reduced straight from memory over a table of the reduction loops'
+   offsets, without the bytecode (tc__vm_wred_items); direct when `!` is
+   folded and the output row is contiguous in the value's dtype. */
 TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     const tc__vm_rplan *rp = &sp->reads[0];
     double steps = 1.0;
     unsigned divisor = TC__VM_NONE;
-    int k, div = vs->n_pro < vs->n_ins && tc__vm_wred_div(sp, &divisor);
+    int k, div = tc__vm_wred_div(sp, &divisor);
     if ((!div && (vs->n_ins != 1 || vs->n_pro != 0)) || vs->ins[vs->n_pro].op != TC_OP_LOAD ||
         vs->n_reads != 1 || vs->ins[vs->n_pro].c != TC__VM_NONE || sp->lane < 0 || sp->lane_red ||
         sp->n_red == 0 ||
@@ -12244,7 +12244,6 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
         sp->wred_pair = 1;
     if (!tc__vm_mk_tables(P, sp)) return;
     sp->wred = 1;
-    sp->wred_div = div;
     sp->wred_divisor = divisor;
     if (div) return; /* through the accumulator, step by step */
     /* `!` folded: the output row is written once, so the reduction may run
@@ -12350,15 +12349,23 @@ TC__PRIVATE tc_status tc__vm_check_index_values(const tc_plan *P, const tc_ir_st
    lost up to 20% tiled (300 x 300: 0.042 / 0.048 ms): so only from
    TC__VM_TILE_MIN_LANES (1000 x 1000: 0.75 / 0.74). Only on the generic
    path, where items may run in any order: the statement reads not the
-   tensor it writes, and each item reduces its own lanes. */
+   tensor it writes, and each item reduces its own lanes
+   (tc__vm_rows_free). */
 #define TC__VM_TILE 16
 #define TC__VM_TILE_LANES 256
 #define TC__VM_TILE_MIN_LANES 512
+/* Blocks of an output lane loop along a row loop on the generic path
+   (tc__vm_items), whose items may run in any order: the statement reads
+   not the tensor it writes, and each item reduces its own lanes. What
+   tc__vm_plan_tile and tc__vm_plan_fold reorder. */
+TC__PRIVATE int tc__vm_rows_free(const tc__vm_splan *sp) {
+    return tc__vm_row_loop(sp) >= 0 && sp->lane >= 0 && !sp->lane_red && !sp->ew && !sp->wred &&
+           !sp->ct && !sp->mk && !tc__vm_stmt_reads(sp->vs, sp->wt);
+}
 TC__PRIVATE void tc__vm_plan_tile(const tc_plan *P, tc__vm_splan *sp) {
     int row = tc__vm_row_loop(sp), rank = P->ir->tensors[sp->wt].rank, k;
-    if (row < 0 || sp->lane < 0 || sp->lane_red || sp->ew || sp->wred || sp->ct || sp->mk ||
-        tc__vm_extent(sp, sp->lane) < TC__VM_TILE_MIN_LANES || tc__vm_extent(sp, row) < 2 ||
-        tc__vm_stmt_reads(sp->vs, sp->wt))
+    if (!tc__vm_rows_free(sp) || tc__vm_extent(sp, sp->lane) < TC__VM_TILE_MIN_LANES ||
+        tc__vm_extent(sp, row) < 2)
         return;
     for (k = 0; k < sp->vs->n_reads; k++) {
         const tc__vm_rplan *rp = &sp->reads[k];
@@ -12387,9 +12394,7 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int row = tc__vm_row_loop(sp), rank = P->ir->tensors[sp->wt].rank, k;
     int64_t ext;
-    if (row < 0 || sp->lane < 0 || sp->lane >= rank || sp->lane_red || sp->ew || sp->wred ||
-        sp->ct || sp->mk || sp->tile || sp->n_segs > 1 || tc__vm_stmt_reads(vs, sp->wt))
-        return;
+    if (!tc__vm_rows_free(sp) || sp->lane >= rank || sp->tile || sp->n_segs > 1) return;
     ext = tc__vm_extent(sp, sp->lane);
     if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][sp->lane] ||
         !tc__vm_only_affine(sp))
@@ -12520,7 +12525,7 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
     int64_t wsz = (int64_t)tc_dtype_size(P->ir->tensors[sp->wt].dtype); /* float16: not vdt */
     int k, row = tc__vm_row_loop(sp);
     void *acc = TC__VM_REG(R->T, sp->vs->n_regs);
-    const void *divisor = sp->wred_div ? R->T->rp[sp->wred_divisor] : NULL; /* its lane 0 */
+    const void *divisor = sp->wred_divisor != TC__VM_NONE ? R->T->rp[sp->wred_divisor] : NULL;
     for (k = 0; k < sp->n_loops; k++) {
         if (!sp->st->loops[k].reduction) roff += rp->lstride[k] * idx[k]; /* the table: the rest */
         if (k < P->ir->tensors[sp->wt].rank) woff += ts[k] * idx[k];
@@ -12578,7 +12583,7 @@ TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     int n, row = tc__vm_row_loop(sp);
     unsigned char id[8];
     tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
-    if (sp->wred_div) tc__vm_prologue(R); /* the divisor */
+    if (sp->wred_divisor != TC__VM_NONE) tc__vm_prologue(R); /* the divisor */
     while (it < last) {
         int64_t run = 1;
         idx[sp->lane] = sp->lo[sp->lane] + blk * TC_BLOCK;
