@@ -506,6 +506,18 @@ static const kc_case kc_cases[] = {
     /* builtins in context */
     {"ew-tanh", KC_EW_TANH, "N=700", "x=-2:2", KC_LOOSE, 0},
     {"ew-fma", KC_EW_FMA, "N=700", "x=-2:2", KC_EXACT, 0},
+    /* a chain or one op on a constant, then a builtin: with streamed
+       outputs (t_stream) one row call, pieces of 64 lanes after a head up
+       to the output's first whole cache line (tc__k_chain_call_nt_f32) */
+    {"ew-call-chain3",
+     "def f(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = tanh((a(i) + x(i)) * b(i) - x(i)) }",
+     "N=1001", "a=-2:2 x=-2:2 b=-2:2", KC_LOOSE, 0},
+    {"ew-call-div", /* by 4: the reciprocal, one row call; by 3: declined, in pieces */
+     "def f(float(N) a, float(N) x) -> (y, z) { y(i) = sqrt((a(i) + x(i)) / 4.0)\n"
+     " z(i) = log((a(i) + x(i)) / 3.0) }",
+     "N=1000", "a=0:2 x=0:2", KC_LOOSE, 0},
+    {"ew-call-exp", "def f(float(N) a, float(N) x) -> (y) { y(i) = exp(a(i) * x(i) - 1.0) }", "N=77",
+     "a=-3:3 x=-3:3", KC_LOOSE, 0},
     /* fused float32 chains (tc__vm_chains) and lane-uniform operands: every
        op order, operand side, uniform per row and per statement, power-of-two
        divisors (multiplied by the reciprocal): all bitwise like one op at a time */
