@@ -9590,12 +9590,14 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
 }
 
 /* tc__k_chain_f32 with d's whole cache lines written by streaming stores,
-   TC__K_NT_PIECE lanes (eight lines) computed into l at a time: the loads
+   TC__K_NT_PIECE lanes computed into l at a time: the loads
    and the stores stay interleaved, and a row is one call, not one turn of
    the bytecode's dispatch per piece (a * x + b over 16M lanes, one thread,
    AMD Zen 4, against a C loop streaming each line in the same process:
    1.19-1.26x its time in pieces of the bytecode, 1.12x here; pieces of 64
-   and 256 lanes did no better). The last link's array operand is not read
+   and 256 lanes did no better). On Zen 5, pieces of 512 lanes (32 lines),
+   l on whole lines: one thread 8.8-9.0 -> 7.0-7.2 ms, two 4.7-5.1 -> 3.8-4.0
+   (16 and 32 lanes: slower; 1024 no better). The last link's array operand is not read
    where s is given. Code TC__FXR_ONE + op: the one op a[i] op *s.
    With a builtin `call` (>= 0), d = call(chain), the chain's piece in l and
    the builtin's lines streamed as each is computed (tc__math_chunk_store),
@@ -9604,7 +9606,7 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
    11.7 -> 7.1-8.0 ms at one thread, 6.1 -> 3.9 at two, the C loop
    with libmvec's tanhf 8.9 and 5.2 (a loop of the same pieces alone, the
    same process, medians of 30). */
-#define TC__K_NT_PIECE 128
+#define TC__K_NT_PIECE 512
 #define TC__K_CALL_PIECE 64
 TC__PRIVATE void tc__k_chain_piece_f32(int code, float *d, const float *a, const float *b, const float *c,
                                        const float *e, const float *s, int n) {
@@ -9613,7 +9615,7 @@ TC__PRIVATE void tc__k_chain_piece_f32(int code, float *d, const float *a, const
 }
 TC__PRIVATE void tc__k_chain_call_nt_f32(int code, int call, float *d, const float *a, const float *b,
                                          const float *c, const float *e, const float *s, int n) {
-    float l[TC__K_NT_PIECE];
+    float buf[TC__K_NT_PIECE + 16], *l = buf + (64 - (uintptr_t)buf % 64) % 64 / sizeof(float); /* a line each 16 */
     int b_lanes = code < TC__FXR_ONE, c_lanes = b_lanes && !(code % 5 == 0 && s), e_lanes = e && !s;
     int o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k, j, lines; /* b, c, e: arrays read per lane */
     int piece = call < 0 ? TC__K_NT_PIECE : TC__K_CALL_PIECE;
