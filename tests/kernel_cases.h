@@ -516,6 +516,10 @@ static const kc_case kc_cases[] = {
      "def f(float(N) a, float(N) x) -> (y, z) { y(i) = sqrt((a(i) + x(i)) / 4.0)\n"
      " z(i) = log((a(i) + x(i)) / 3.0) }",
      "N=1000", "a=0:2 x=0:2", KC_LOOSE, 0},
+    {"ew-pairs-lines", /* streamed: each whole line as computed (tc__k_chain2_lines_f32) */
+     "def f(float(N) a, float(N) x, float(N) b) -> (y, z) { y(i) = a(i) / x(i) - b(i)\n"
+     " z(i) = (a(i) - x(i)) * 2.5 }",
+     "N=1500", "a=-2:2 x=1:2 b=-2:2", KC_EXACT, 0},
     {"ew-call-exp", "def f(float(N) a, float(N) x) -> (y) { y(i) = exp(a(i) * x(i) - 1.0) }", "N=77",
      "a=-3:3 x=-3:3", KC_LOOSE, 0},
     /* fused float32 chains (tc__vm_chains) and lane-uniform operands: every
