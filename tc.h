@@ -9657,13 +9657,16 @@ TC__PRIVATE int tc__k_chain2_lines_f32(int code, float *TC__RESTRICT d, const fl
 #undef TC__FX_N2
 #undef TC__FX_N1
 
-/* Asks for the lines of n floats at p (NULL: none) ahead of their use. */
-TC__PRIVATE void tc__k_prefetch_f32(const float *p, int n) {
+/* Asks for the lines of n floats `ahead` floats past p (NULL: none) before
+   their use; the address is computed as an integer, since it may lie past
+   the array (a prefetch does not fault). */
+TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
 #if defined(__GNUC__) || defined(__clang__)
+    uintptr_t q = (uintptr_t)p + (uintptr_t)ahead * sizeof(float);
     int i;
-    for (i = 0; p && i < n; i += 16) __builtin_prefetch(p + i);
+    for (i = 0; p && i < n; i += 16) __builtin_prefetch((const void *)(q + (uintptr_t)i * sizeof(float)));
 #else
-    (void)p, (void)n;
+    (void)p, (void)ahead, (void)n;
 #endif
 }
 TC__PRIVATE void tc__k_chain_call_nt_f32(int code, int call, float *d, const float *a, const float *b,
@@ -9677,10 +9680,10 @@ TC__PRIVATE void tc__k_chain_call_nt_f32(int code, int call, float *d, const flo
         m = m < n - k ? m : n - k;
         lines = k >= o && m == piece;
         if (call >= 0 && lines) { /* the inputs two pieces on, fetched while the builtin computes */
-            tc__k_prefetch_f32(a + k + 2 * piece, m);
-            tc__k_prefetch_f32(b_lanes ? b + k + 2 * piece : NULL, m);
-            tc__k_prefetch_f32(c_lanes ? c + k + 2 * piece : NULL, m);
-            tc__k_prefetch_f32(e_lanes ? e + k + 2 * piece : NULL, m);
+            tc__k_prefetch_f32(a + k, 2 * piece, m);
+            tc__k_prefetch_f32(b_lanes ? b + k : NULL, 2 * piece, m);
+            tc__k_prefetch_f32(c_lanes ? c + k : NULL, 2 * piece, m);
+            tc__k_prefetch_f32(e_lanes ? e + k : NULL, 2 * piece, m);
         }
         if (lines && call < 0 && code < TC__FXR_ONE &&
             tc__k_chain2_lines_f32(code, d + k, a + k, b + k, c_lanes ? c + k : c, s, m))
