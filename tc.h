@@ -9601,11 +9601,12 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
    where s is given. Code TC__FXR_ONE + op: the one op a[i] op *s.
    With a builtin `call` (>= 0), d = call(chain), the chain's piece in l and
    the builtin's lines streamed as each is computed (tc__math_chunk_store),
-   in pieces of TC__K_CALL_PIECE: tanh(a * x + b) over 16M lanes, Zen 5,
-   against 128-lane pieces of the bytecode each computed and then streamed:
-   11.7 -> 7.1-8.0 ms at one thread, 6.1 -> 3.9 at two, the C loop
-   with libmvec's tanhf 8.9 and 5.2 (a loop of the same pieces alone, the
-   same process, medians of 30). The inputs two pieces ahead are prefetched
+   in pieces of TC__K_CALL_PIECE. tanh(a * x + b) over 16M lanes, Zen 5, in
+   stand-alone C loops of this shape with tc's tanh (same process, medians
+   of 30): 128-lane pieces each computed and then streamed 11.7 ms at one
+   thread, 6.1 at two; the chain's piece then the builtin streaming its
+   lines 7.1-8.0 and 3.9; libmvec's tanhf in a -ffast-math loop 8.9 and
+   5.2. The inputs two pieces ahead are prefetched
    there (two threads 6.3 -> 5.8 ms, one 15.3 -> 13.1 in a slow hour of
    the host; a piece or four ahead no better; 64- or 256-lane pieces
    5-10% slower than 128). */
@@ -9675,9 +9676,9 @@ TC__PRIVATE void tc__k_chain_call_nt_f32(int code, int call, float *d, const flo
     int b_lanes = code < TC__FXR_ONE, c_lanes = b_lanes && !(code % 5 == 0 && s), e_lanes = e && !s;
     int o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k, j, lines; /* b, c, e: arrays read per lane */
     int piece = call < 0 ? TC__K_NT_PIECE : TC__K_CALL_PIECE;
+    if (o > n) o = n;
     for (k = 0; k < n; k += m) { /* up to d's first whole line, whole pieces streamed, the rest plainly */
         m = k < o ? o : n - k < piece ? n - k : piece;
-        m = m < n - k ? m : n - k;
         lines = k >= o && m == piece;
         if (call >= 0 && lines) { /* the inputs two pieces on, fetched while the builtin computes */
             tc__k_prefetch_f32(a + k, 2 * piece, m);
