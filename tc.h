@@ -1010,6 +1010,8 @@ TC__PRIVATE int64_t tc__floormod64(int64_t a, int64_t b) {
 #define TC__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define TC__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define TC__ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#define TC__ATOMIC_CAS(p, expected, v) \
+    __atomic_compare_exchange_n((p), (expected), (v), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 #define TC__HAVE_ATOMICS 1
 #endif
 
@@ -11205,6 +11207,8 @@ struct tc_plan {
     tc__vm_splan *stmts;
     int n_threads;
     tc__vm_thread *threads;
+    uint64_t *claim;                 /* per thread, a line apart: its range of a job's chunks
+                                        (tc__vm_claim) */
     int unchecked;
     size_t pack_bytes;               /* per thread, for the microkernel */
     size_t share_bytes;              /* the contraction engine's shared panels, for one
@@ -14595,7 +14599,9 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         if (P->vm->stmts[i].n_ins > max_ins) max_ins = P->vm->stmts[i].n_ins;
     P->n_threads = n;
     P->threads = (tc__vm_thread *)tc__plan_alloc(P, (size_t)n, sizeof(tc__vm_thread));
-    if (!P->threads || !tc__plan_alloc_lines(P, TC__VM_THREAD_GAP)) return TC_ERR_OUT_OF_MEMORY;
+    P->claim = (uint64_t *)(void *)tc__plan_alloc_lines(P, (size_t)n * 64);
+    if (!P->threads || !P->claim || !tc__plan_alloc_lines(P, TC__VM_THREAD_GAP))
+        return TC_ERR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) {
         int t;
         P->threads[i].ptr = (unsigned char **)tc__plan_alloc(P, (size_t)P->ir->n_tensors + 1, sizeof(void *));
@@ -14717,7 +14723,8 @@ typedef struct tc__vm_job {
     int check;              /* the gather check pass of sp */
     int combine;            /* the segments of sp, all run, combined (tc__vm_seg_combine) */
     int64_t n_chunks;
-    int64_t next;
+    int64_t next;           /* the next chunk, where chunks go in order (ranges 0) */
+    int ranges;             /* threads that claim from ranges of their own (tc__vm_claim) */
     int failed;
 } tc__vm_job;
 
@@ -14986,6 +14993,58 @@ TC__PRIVATE int tc__vm_group_chunk(tc__vm_run *R, const tc__vm_job *J, int64_t c
     return 1;
 }
 
+/* Which chunks a thread runs. Each of the job's threads owns a contiguous
+   range of them and takes its front; once that is empty, it takes from
+   the back of the others'. Each thread's chunks then follow one another in
+   memory, so the prefetchers of its streams (the hardware's, and
+   tc__k_prefetch_f32 two pieces ahead) run on across chunks, where one
+   counter handed the threads alternate chunks (tanh(a * x + b) over 16M
+   lanes, two threads, Zen 5, same process: 4.6-5.0 -> 4.4 ms), and a
+   thread that runs slow still gets help. Chunks made for claims in order
+   take the counter: shared panels' items (tc__ct_item), and chunks that
+   shrink (the big ones would all be one thread's). A range is a word,
+   front << 32 | back. The chunk, or n_chunks when none is left. */
+#define TC__VM_CLAIM_STEP 8 /* words from one thread's range to the next: a line */
+TC__PRIVATE uint64_t tc__vm_range_word(int64_t front, int64_t back) {
+    return (uint64_t)front << 32 | (uint64_t)back;
+}
+TC__PRIVATE void tc__vm_claim_setup(tc__vm_job *J, int threads) {
+    int i;
+    J->next = 0;
+    J->ranges = threads;
+    if (J->n_chunks > INT32_MAX || (J->sp && (J->sp->shrink || (J->sp->ct && J->sp->ct_shape.share))))
+        J->ranges = 0;
+    for (i = 0; i < J->ranges; i++)
+        J->P->claim[i * TC__VM_CLAIM_STEP] =
+            tc__vm_range_word(J->n_chunks * i / J->ranges, J->n_chunks * (i + 1) / J->ranges);
+}
+#if defined(TC__HAVE_ATOMICS)
+TC__PRIVATE int64_t tc__vm_claim_from(uint64_t *range, int from_back) {
+    uint64_t v = TC__ATOMIC_LOAD(range);
+    for (;;) {
+        int64_t front = (int64_t)(v >> 32), back = (int64_t)(v & 0xffffffffu);
+        if (front >= back) return -1;
+        if (TC__ATOMIC_CAS(range, &v, from_back ? tc__vm_range_word(front, back - 1)
+                                                : tc__vm_range_word(front + 1, back)))
+            return from_back ? back - 1 : front;
+    }
+}
+#endif
+TC__PRIVATE int64_t tc__vm_claim(tc__vm_job *J, int tid) {
+#if defined(TC__HAVE_ATOMICS)
+    int k;
+    if (!J->ranges) return TC__ATOMIC_ADD(&J->next, 1);
+    for (k = 0; k < J->ranges; k++) {
+        int64_t c = tc__vm_claim_from(&J->P->claim[(tid + k) % J->ranges * TC__VM_CLAIM_STEP], k > 0);
+        if (c >= 0) return c;
+    }
+    return J->n_chunks;
+#else
+    (void)tid;
+    return J->next++; /* single-threaded without atomics */
+#endif
+}
+
 TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     tc__vm_job *J = (tc__vm_job *)ctx;
     tc__vm_run R;
@@ -15003,10 +15062,8 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
         int ok;
 #if defined(TC__HAVE_ATOMICS)
         if (TC__ATOMIC_LOAD(&J->failed)) break;
-        c = TC__ATOMIC_ADD(&J->next, 1);
-#else
-        c = J->next++; /* single-threaded without atomics */
 #endif
+        c = tc__vm_claim(J, tid);
         if (c >= J->n_chunks) break;
         ok = J->combine ? tc__vm_seg_combine(&R) : J->sp ? tc__vm_chunk(&R, c) : tc__vm_group_chunk(&R, J, c);
         if (!ok) {
@@ -15037,14 +15094,15 @@ TC__PRIVATE void tc__vm_fill_identity(tc_plan *P, int t, tc_reduce r) {
 /* Runs one job (a statement or a row group) on the pool; reports the
    first error a thread met. */
 TC__PRIVATE tc_status tc__vm_run_job(tc_plan *P, tc_pool *pool, tc__vm_job *J, tc_error *err) {
-    int i;
-    J->next = 0;
+    int i, on_pool = J->n_chunks > 1 && pool && pool->n_threads > 1;
     J->failed = 0;
     for (i = 0; i < P->n_threads; i++) P->threads[i].err.code = TC_OK;
 #if defined(TC__HAVE_ATOMICS)
-    if (J->n_chunks > 1 && pool && pool->n_threads > 1) tc__pool_run(pool, tc__vm_job_fn, J);
+    tc__vm_claim_setup(J, on_pool ? (pool->n_threads < P->n_threads ? pool->n_threads : P->n_threads) : 1);
+    if (on_pool) tc__pool_run(pool, tc__vm_job_fn, J);
     else tc__vm_job_fn(J, 0);
 #else
+    tc__vm_claim_setup(J, 0);
     (void)pool;
     tc__vm_job_fn(J, 0);
 #endif

@@ -957,8 +957,52 @@ static void test_chunk_items(void) {
     CHECKF(bad == 0, "%d bad chunk splits", bad);
 }
 
+/* Chunk claims (tc__vm_claim): with threads taking turns in any order,
+   every chunk is claimed once; a thread takes its own range front to back
+   before it takes another's from the back; one range goes in order. */
+static void test_chunk_claims(void) {
+    uint64_t words[8 * TC__VM_CLAIM_STEP];
+    tc_plan P;
+    tc__vm_job J;
+    unsigned seed = 12345u;
+    int ranges, bad = 0;
+    memset(&P, 0, sizeof P);
+    memset(&J, 0, sizeof J);
+    P.claim = words;
+    J.P = &P;
+    for (ranges = 1; ranges <= 8; ranges++) {
+        int64_t n;
+        for (n = 0; n <= 70; n++) {
+            int seen[70] = {0}, t, count = 0;
+            int64_t front[8], back[8], c; /* each range's unclaimed chunks */
+            J.n_chunks = n;
+            tc__vm_claim_setup(&J, ranges);
+            bad += J.ranges != ranges;
+            for (t = 0; t < ranges; t++) front[t] = n * t / ranges, back[t] = n * (t + 1) / ranges;
+            while (count < n) {
+                int v;
+                seed = seed * 1103515245u + 12345u;
+                t = (int)(seed >> 16) % ranges;
+                c = tc__vm_claim(&J, t);
+                if (c < 0 || c >= n || seen[c]++) {
+                    bad++;
+                    break;
+                }
+                count++;
+                for (v = 0; v < ranges && !(c >= n * v / ranges && c < n * (v + 1) / ranges); v++) {}
+                if (front[t] < back[t]) bad += v != t || c != front[t]++; /* its own first */
+                else bad += v == t || c != --back[v];                     /* then another's back */
+                if (ranges == 1) bad += c != count - 1;
+            }
+            for (t = 0; t < ranges; t++) bad += tc__vm_claim(&J, t) != n;
+        }
+    }
+    CHECKF(bad == 0, "%d bad claims", bad);
+}
+
 int main(void) {
     RUN(test_chunk_items);
+    RUN(test_chunk_claims);
     RUN(test_add);
     RUN(test_matmul);
     RUN(test_rowsum);
