@@ -6680,37 +6680,31 @@ TC__MATH_INLINE const float *tc__math_chunk_src(float *pad, const float *a, int 
     memcpy(pad, a + i, sizeof(float) * (size_t)m);
     return pad;
 }
-/* With nt, a whole chunk on a cache line of its own streams (the caller
-   fences, tc__k_stream_fence): each line leaves as soon as it is computed,
-   between the loads and the arithmetic of the next, rather than a block's
-   lines in one burst after it (tanh(a * x + b) over 16M lanes, two
-   threads, Zen 5: 6.1 -> 3.9 ms in a stand-alone loop). */
-TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m, int nt) {
-#if defined(TC__HAVE_STREAM)
-    if (nt && m == TC__MATH_CHUNK && (uintptr_t)dst % 64 == 0) {
-        TC__STREAM_LINE(dst, y);
-        return;
-    }
-#else
-    (void)nt;
-#endif
+/* Plain stores, also where the statement's output streams: a builtin's
+   arithmetic between the lines kept streaming stores from overlapping it
+   (tanh(a * x + b) over 16M lanes, Zen 5, each chunk's line streamed as it
+   was computed against stored plainly, same process, shared buffers,
+   medians: one thread 8.7-8.9 -> 7.8-7.9 ms, two 4.2-5.6 -> 3.9-4.8;
+   log(a * x + 3) 9.3, 13.9 -> 7.5, 11.3 and 5.6-5.8 -> 4.5-4.8; fabs
+   alike either way), though the plain stores read each line first. */
+TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
     if (m == TC__MATH_CHUNK) memcpy(dst, y, sizeof(float) * TC__MATH_CHUNK);
     else memcpy(dst, y, sizeof(float) * (size_t)m);
 }
 
 #define TC__MATH_BLOCK1(name, lane)                                             \
-    TC__MATH_BLOCK_FN void name(float *dst, const float *a, int n, int nt) {    \
+    TC__MATH_BLOCK_FN void name(float *dst, const float *a, int n) {            \
         int i, j;                                                               \
         for (i = 0; i < n; i += TC__MATH_CHUNK) {                               \
             float pad[TC__MATH_CHUNK], y[TC__MATH_CHUNK];                       \
             int m = n - i < TC__MATH_CHUNK ? n - i : TC__MATH_CHUNK;            \
             const float *x = tc__math_chunk_src(pad, a, i, m);                  \
             for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = lane(x[j]);             \
-            tc__math_chunk_store(dst + i, y, m, nt);                            \
+            tc__math_chunk_store(dst + i, y, m);                            \
         }                                                                       \
     }
 #define TC__MATH_BLOCK2(name, lane)                                             \
-    TC__MATH_BLOCK_FN void name(float *dst, const float *a, const float *b, int n, int nt) { \
+    TC__MATH_BLOCK_FN void name(float *dst, const float *a, const float *b, int n) { \
         int i, j;                                                               \
         for (i = 0; i < n; i += TC__MATH_CHUNK) {                               \
             float pad[TC__MATH_CHUNK], padb[TC__MATH_CHUNK], y[TC__MATH_CHUNK]; \
@@ -6718,7 +6712,7 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m, int
             const float *x = tc__math_chunk_src(pad, a, i, m);                  \
             const float *w = tc__math_chunk_src(padb, b, i, m);                 \
             for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = lane(x[j], w[j]);       \
-            tc__math_chunk_store(dst + i, y, m, nt);                            \
+            tc__math_chunk_store(dst + i, y, m);                            \
         }                                                                       \
     }
 
@@ -6740,7 +6734,7 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m, int
             KEEP;                                                                                  \
             y[j] = LANE(v);                                                                        \
         }                                                                                          \
-        tc__math_chunk_store(dst + i, y, m, nt);                                                   \
+        tc__math_chunk_store(dst + i, y, m);                                                   \
     }
 #define TC__MATH_EXP_KEEP                                                                          \
     do {                                                                                           \
@@ -6766,7 +6760,7 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m, int
 #define TC__MATH_EXP_SUB(v) ((v) - s)
 #define TC__MATH_EXP_ADD(v) ((v) + s)
 #define TC__MATH_EXP_ID(v) (v)
-TC__MATH_BLOCK_FN void tc__math_block_exp_of(float *dst, const float *a, int op, float s, int n, int nt) {
+TC__MATH_BLOCK_FN void tc__math_block_exp_of(float *dst, const float *a, int op, float s, int n) {
     uint32_t mag[TC__MATH_CHUNK] = {0}, worst = 0, lim = tc__math_f2u(TC__MATH_EXP_SHORT_MAX);
     int i, j;
     switch (op) {
@@ -6802,28 +6796,37 @@ TC__MATH_BLOCK2(tc__math_block_copysign, tc__math_copysign_lane)
 TC__MATH_BLOCK2(tc__math_block_fdim, tc__math_fdim_lane)
 TC__MATH_BLOCK2(tc__math_block_div, tc__math_div_lane)
 
-/* sqrt: libm. It is correctly rounded and compilers inline it as the
-   scalar instruction (errno keeps it from vectorizing); a branch-free
-   double-precision Newton kernel with an exact midpoint fix-up measured
-   twice as slow as that even with AVX-512. */
-TC__MATH_BLOCK_FN void tc__math_block_sqrt(float *dst, const float *a, int n, int nt) {
-    int i, j;
-    if (!nt) {
-        for (i = 0; i < n; i++) dst[i] = sqrtf(a[i]);
-        return;
-    }
+/* sqrt: the vector instruction where the target has one, else libm's
+   sqrtf, which compilers inline as the scalar instruction but, for errno,
+   do not vectorize (sqrt(a * x + 3) over 16M lanes, Zen 5, one thread:
+   24-28 ms that way). Both are correctly rounded, and both give the same
+   nan for x < 0. A branch-free double-precision Newton kernel with an
+   exact midpoint fix-up measured twice as slow as the scalar instruction
+   even with AVX-512. */
+TC__MATH_INLINE void tc__math_sqrt_chunk(float *y, const float *x) {
+#if defined(TC__HAVE_STREAM) && TC__HAVE_STREAM == 64
+    _mm512_storeu_ps(y, _mm512_sqrt_ps(_mm512_loadu_ps(x)));
+#elif defined(TC__HAVE_STREAM)
+    int j;
+    for (j = 0; j < TC__MATH_CHUNK; j += 4) _mm_storeu_ps(y + j, _mm_sqrt_ps(_mm_loadu_ps(x + j)));
+#else
+    int j;
+    for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = sqrtf(x[j]);
+#endif
+}
+TC__MATH_BLOCK_FN void tc__math_block_sqrt(float *dst, const float *a, int n) {
+    int i;
     for (i = 0; i < n; i += TC__MATH_CHUNK) {
         float pad[TC__MATH_CHUNK], y[TC__MATH_CHUNK];
         int m = n - i < TC__MATH_CHUNK ? n - i : TC__MATH_CHUNK;
-        const float *x = tc__math_chunk_src(pad, a, i, m);
-        for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = sqrtf(x[j]);
-        tc__math_chunk_store(dst + i, y, m, nt);
+        tc__math_sqrt_chunk(y, tc__math_chunk_src(pad, a, i, m));
+        tc__math_chunk_store(dst + i, y, m);
     }
 }
 
 /* sin/cos: the vector kernel for every lane, then libm (in double, so
    one rounding) for the rare lanes past the kernel's reduction range. */
-TC__MATH_BLOCK_FN void tc__math_block_sincos(float *dst, const float *a, int n, int want_cos, int nt) {
+TC__MATH_BLOCK_FN void tc__math_block_sincos(float *dst, const float *a, int n, int want_cos) {
     int i, j;
     for (i = 0; i < n; i += TC__MATH_CHUNK) {
         float pad[TC__MATH_CHUNK], y[TC__MATH_CHUNK];
@@ -6836,39 +6839,38 @@ TC__MATH_BLOCK_FN void tc__math_block_sincos(float *dst, const float *a, int n, 
         for (j = 0; far && j < TC__MATH_CHUNK; j++)
             if (tc__math_trig_far(x[j]))
                 y[j] = (float)(want_cos ? cos((double)x[j]) : sin((double)x[j]));
-        tc__math_chunk_store(dst + i, y, m, nt);
+        tc__math_chunk_store(dst + i, y, m);
     }
 }
 
-/* The builtins with a vector kernel; returns 0 for the others. With nt,
-   whole chunks on a line of their own stream (tc__math_chunk_store). */
+/* The builtins with a vector kernel; returns 0 for the others. */
 TC__PRIVATE int tc__math_block_fast_f32(tc_builtin b, float *dst, const float *a0,
-                                        const float *a1, int n, int nt) {
+                                        const float *a1, int n) {
     switch (b) {
-    case TC_BUILTIN_EXP: tc__math_block_exp_of(dst, a0, TC_OP_COUNT, 0.0f, n, nt); return 1;
-    case TC_BUILTIN_EXP2: tc__math_block_exp2(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_EXP10: tc__math_block_exp10(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_EXPM1: tc__math_block_expm1(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_LOG: tc__math_block_log(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_LOG2: tc__math_block_log2(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_LOG10: tc__math_block_log10(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_LOG1P: tc__math_block_log1p(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_TANH: tc__math_block_tanh(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_ERF: tc__math_block_erf(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_SIN: tc__math_block_sincos(dst, a0, n, 0, nt); return 1;
-    case TC_BUILTIN_COS: tc__math_block_sincos(dst, a0, n, 1, nt); return 1;
-    case TC_BUILTIN_SQRT: tc__math_block_sqrt(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_RSQRT: tc__math_block_rsqrt(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_TRUNC: tc__math_block_trunc(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_FLOOR: tc__math_block_floor(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_CEIL: tc__math_block_ceil(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_ROUND: tc__math_block_round(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_FABS: tc__math_block_fabs(dst, a0, n, nt); return 1;
-    case TC_BUILTIN_FMIN: tc__math_block_fmin(dst, a0, a1, n, nt); return 1;
-    case TC_BUILTIN_FMAX: tc__math_block_fmax(dst, a0, a1, n, nt); return 1;
-    case TC_BUILTIN_COPYSIGN: tc__math_block_copysign(dst, a0, a1, n, nt); return 1;
-    case TC_BUILTIN_FDIM: tc__math_block_fdim(dst, a0, a1, n, nt); return 1;
-    case TC_BUILTIN_FDIVIDE: tc__math_block_div(dst, a0, a1, n, nt); return 1;
+    case TC_BUILTIN_EXP: tc__math_block_exp_of(dst, a0, TC_OP_COUNT, 0.0f, n); return 1;
+    case TC_BUILTIN_EXP2: tc__math_block_exp2(dst, a0, n); return 1;
+    case TC_BUILTIN_EXP10: tc__math_block_exp10(dst, a0, n); return 1;
+    case TC_BUILTIN_EXPM1: tc__math_block_expm1(dst, a0, n); return 1;
+    case TC_BUILTIN_LOG: tc__math_block_log(dst, a0, n); return 1;
+    case TC_BUILTIN_LOG2: tc__math_block_log2(dst, a0, n); return 1;
+    case TC_BUILTIN_LOG10: tc__math_block_log10(dst, a0, n); return 1;
+    case TC_BUILTIN_LOG1P: tc__math_block_log1p(dst, a0, n); return 1;
+    case TC_BUILTIN_TANH: tc__math_block_tanh(dst, a0, n); return 1;
+    case TC_BUILTIN_ERF: tc__math_block_erf(dst, a0, n); return 1;
+    case TC_BUILTIN_SIN: tc__math_block_sincos(dst, a0, n, 0); return 1;
+    case TC_BUILTIN_COS: tc__math_block_sincos(dst, a0, n, 1); return 1;
+    case TC_BUILTIN_SQRT: tc__math_block_sqrt(dst, a0, n); return 1;
+    case TC_BUILTIN_RSQRT: tc__math_block_rsqrt(dst, a0, n); return 1;
+    case TC_BUILTIN_TRUNC: tc__math_block_trunc(dst, a0, n); return 1;
+    case TC_BUILTIN_FLOOR: tc__math_block_floor(dst, a0, n); return 1;
+    case TC_BUILTIN_CEIL: tc__math_block_ceil(dst, a0, n); return 1;
+    case TC_BUILTIN_ROUND: tc__math_block_round(dst, a0, n); return 1;
+    case TC_BUILTIN_FABS: tc__math_block_fabs(dst, a0, n); return 1;
+    case TC_BUILTIN_FMIN: tc__math_block_fmin(dst, a0, a1, n); return 1;
+    case TC_BUILTIN_FMAX: tc__math_block_fmax(dst, a0, a1, n); return 1;
+    case TC_BUILTIN_COPYSIGN: tc__math_block_copysign(dst, a0, a1, n); return 1;
+    case TC_BUILTIN_FDIM: tc__math_block_fdim(dst, a0, a1, n); return 1;
+    case TC_BUILTIN_FDIVIDE: tc__math_block_div(dst, a0, a1, n); return 1;
     default: return 0;
     }
 }
@@ -6917,19 +6919,18 @@ TC__PRIVATE float tc__math_f32_libm(tc_builtin b, const float *a) {
    so a lane gets the same bits alone as in any block. */
 TC__PRIVATE float tc__math_f32(tc_builtin b, const float *a) {
     float y;
-    if (tc__math_block_fast_f32(b, &y, a, tc__math_arity(b) > 1 ? a + 1 : NULL, 1, 0)) return y;
+    if (tc__math_block_fast_f32(b, &y, a, tc__math_arity(b) > 1 ? a + 1 : NULL, 1)) return y;
     return tc__math_f32_libm(b, a);
 }
 
 /* ---- blocks ------------------------------------------------------------ */
 
-/* n lanes of builtin b; nt: a vector kernel's lines stream (the others'
-   stores are plain ones; the caller fences either way). */
+/* n lanes of builtin b. */
 TC__PRIVATE void tc__math_block_f32(tc_builtin b, float *dst, const float *a0, const float *a1,
-                                    const float *a2, const float *a3, int n, int nt) {
+                                    const float *a2, const float *a3, int n) {
     int i;
     float a[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    if (tc__math_block_fast_f32(b, dst, a0, a1, n, nt)) return;
+    if (tc__math_block_fast_f32(b, dst, a0, a1, n)) return;
     for (i = 0; i < n; i++) {
         a[0] = a0[i];
         if (a1) a[1] = a1[i];
@@ -7058,7 +7059,7 @@ TC__MATH_BLOCK_FN void tc__half_to_float_block(float *dst, const uint16_t *src, 
             x = pad;
         }
         for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = tc__math_half_to_float_lane(x[j]);
-        tc__math_chunk_store(dst + i, y, m, 0);
+        tc__math_chunk_store(dst + i, y, m);
     }
 }
 TC__MATH_BLOCK_FN void tc__float_to_half_block(uint16_t *dst, const float *src, int n) {
@@ -8427,8 +8428,8 @@ static const struct {
 #endif
 #define TC__VM_MAX_REGS 65000
 /* A statement whose stores stream (tc__vm_plan_prefetch) and that is not
-   a fused chain on the row (those stream themselves: tc__k_chain_nt_f32,
-   and with a builtin after, tc__k_chain_call_nt_f32) computes and streams
+   a fused chain on the row (those stream themselves: tc__k_chain_nt_f32)
+   and has no builtin after its chain (tc__k_chain_call_f32) computes and streams
    this many lanes at a time: the loads and the
    streaming stores then stay interleaved, as in a loop that streams each
    line it computes (a stand-alone C loop of a * x + b over 16M lanes, one
@@ -9601,17 +9602,13 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
    l on whole lines: one thread 8.8-9.0 -> 7.0-7.2 ms, two 4.7-5.1 -> 3.8-4.0
    (16 and 32 lanes: slower; 1024 no better). The last link's array operand is not read
    where s is given. Code TC__FXR_ONE + op: the one op a[i] op *s.
-   With a builtin `call` (>= 0), d = call(chain), the chain's piece in l and
-   the builtin's lines streamed as each is computed (tc__math_chunk_store),
-   in pieces of TC__K_CALL_PIECE. tanh(a * x + b) over 16M lanes, Zen 5, in
-   stand-alone C loops of this shape with tc's tanh (same process, medians
-   of 30): 128-lane pieces each computed and then streamed 11.7 ms at one
-   thread, 6.1 at two; the chain's piece then the builtin streaming its
-   lines 7.1-8.0 and 3.9; libmvec's tanhf in a -ffast-math loop 8.9 and
-   5.2. The inputs two pieces ahead are prefetched
-   there (two threads 6.3 -> 5.8 ms, one 15.3 -> 13.1 in a slow hour of
-   the host; a piece or four ahead no better; 64- or 256-lane pieces
-   5-10% slower than 128). */
+   With a builtin `call` (>= 0), d = call(chain): the chain's piece in l,
+   then the builtin's values stored plainly into d (tc__math_chunk_store:
+   streamed, they were slower), in pieces of TC__K_CALL_PIECE, the inputs
+   two pieces ahead prefetched meanwhile (tanh(a * x + b) over 16M lanes,
+   Zen 5, its lines then streamed: two threads 6.3 -> 5.8 ms, one 15.3 ->
+   13.1 in a slow hour of the host; a piece or four ahead no better, nor
+   a page ahead; 64- or 256-lane pieces 5-10% slower than 128). */
 #define TC__K_NT_PIECE 512
 #define TC__K_CALL_PIECE 128
 TC__PRIVATE void tc__k_chain_piece_f32(int code, float *d, const float *a, const float *b, const float *c,
@@ -9672,13 +9669,14 @@ TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
     (void)p, (void)ahead, (void)n;
 #endif
 }
-TC__PRIVATE void tc__k_chain_call_nt_f32(int code, int call, float *d, const float *a, const float *b,
-                                         const float *c, const float *e, const float *s, int n) {
+TC__PRIVATE void tc__k_chain_call_f32(int code, int call, float *d, const float *a, const float *b,
+                                      const float *c, const float *e, const float *s, int n) {
     float buf[TC__K_NT_PIECE + 16], *l = buf + (64 - (uintptr_t)buf % 64) % 64 / sizeof(float); /* a line each 16 */
     int b_lanes = code < TC__FXR_ONE, c_lanes = b_lanes && !(code % 5 == 0 && s), e_lanes = e && !s;
     int o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k, j, lines; /* b, c, e: arrays read per lane */
     int piece = call < 0 ? TC__K_NT_PIECE : TC__K_CALL_PIECE;
-    if (o > n) o = n;
+    if (call >= 0) o = 0; /* the builtin's stores are plain ones: whole pieces from d on */
+    else if (o > n) o = n;
     for (k = 0; k < n; k += m) { /* up to d's first whole line, whole pieces streamed, the rest plainly */
         m = k < o ? o : n - k < piece ? n - k : piece;
         lines = k >= o && m == piece;
@@ -9693,14 +9691,14 @@ TC__PRIVATE void tc__k_chain_call_nt_f32(int code, int call, float *d, const flo
             continue;
         tc__k_chain_piece_f32(code, lines || call >= 0 ? l : d + k, a + k, b_lanes ? b + k : b,
                               c_lanes ? c + k : c, e_lanes ? e + k : e, s, m);
-        if (call >= 0) tc__math_block_f32((tc_builtin)call, d + k, l, NULL, NULL, NULL, m, lines);
+        if (call >= 0) tc__math_block_f32((tc_builtin)call, d + k, l, NULL, NULL, NULL, m);
         else
             for (j = 0; lines && j < m; j += 16) TC__STREAM_LINE(d + k + j, l + j);
     }
 }
 TC__PRIVATE void tc__k_chain_nt_f32(int code, float *d, const float *a, const float *b, const float *c,
                                     const float *e, const float *s, int n) {
-    tc__k_chain_call_nt_f32(code, -1, d, a, b, c, e, s, n);
+    tc__k_chain_call_f32(code, -1, d, a, b, c, e, s, n);
 }
 
 /* The chain code of ops o1, o2 (then o3; -1: a pair), as the kernels'
@@ -10079,7 +10077,7 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
    its type (tc__round_half's values, bit for bit). */
 TC__PRIVATE void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
     if (t == TC_FLOAT64) tc__round_half_block_f64((double *)dv, (const double *)av, n);
-    else tc__round_half_block((float *)dv, (const float *)av, n, 0);
+    else tc__round_half_block((float *)dv, (const float *)av, n);
 }
 
 /* Reductions over lanes: acc[i] = acc[i] (op) v[i], and the fold of a
@@ -11402,7 +11400,7 @@ TC__PRIVATE int tc__vm_do_gidx(tc__vm_run *R, const tc__vm_ins *in, int n) {
     return 1;
 }
 
-TC__PRIVATE void tc__vm_do_call(tc__vm_run *R, const tc__vm_ins *in, void *d, int n, int nt) {
+TC__PRIVATE void tc__vm_do_call(tc__vm_run *R, const tc__vm_ins *in, void *d, int n) {
     void *const *rp = R->T->rp;
     int ar = tc_builtin_arity((tc_builtin)in->dt2);
     const void *a1 = ar > 1 ? rp[in->c] : NULL;
@@ -11410,7 +11408,7 @@ TC__PRIVATE void tc__vm_do_call(tc__vm_run *R, const tc__vm_ins *in, void *d, in
     const void *a3 = ar > 3 ? rp[in->e] : NULL;
     if (in->dt == TC_FLOAT32)
         tc__math_block_f32((tc_builtin)in->dt2, (float *)d, (const float *)rp[in->b],
-                           (const float *)a1, (const float *)a2, (const float *)a3, n, nt);
+                           (const float *)a1, (const float *)a2, (const float *)a3, n);
     else
         tc__math_block_f64((tc_builtin)in->dt2, (double *)d, (const double *)rp[in->b],
                            (const double *)a1, (const double *)a2, (const double *)a3, n);
@@ -11581,7 +11579,7 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
         case TC_OP_SELECT:
             tc__k_select(tc_dtype_size(t), d, (const uint8_t *)rp[in->b], rp[in->c], rp[in->d], nl);
             break;
-        case TC_OP_CALL: tc__vm_do_call(R, in, d, nl, 0); break;
+        case TC_OP_CALL: tc__vm_do_call(R, in, d, nl); break;
         case TC_OP_COUNT: return 0; /* unreachable after verification */
         }
     }
@@ -13149,8 +13147,8 @@ TC__PRIVATE void tc__vm_ew_absorb_store(tc__vm_run *R, int folded) {
 }
 
 /* A float32 chain of two or three links then the statement's builtin, on
-   a whole row of rows in memory (and the scalar), its value streamed into
-   w (tc__k_chain_call_nt_f32): no turn of the bytecode's dispatch per
+   a whole row of rows in memory (and the scalar), its value stored into w
+   (tc__k_chain_call_f32): no turn of the bytecode's dispatch per
    piece. 0: not such a row; the pieces of tc__vm_ew_run do it (one op:
    with one input row its output does not stream; a chain that divides by
    a lane-uniform value). */
@@ -13164,7 +13162,7 @@ TC__PRIVATE int tc__vm_ew_call_row(const tc__vm_thread *T, const tc__vm_ins *op,
         return 0;
     t = tc__vm_ew_last_scalar(T, last, scalar, &last_op, &sv);
     if (t && last_op == TC_OP_DIV) return 0;
-    tc__k_chain_call_nt_f32(tc__vm_ew_chain_code(op, last, last_op), last[1].dt2, (float *)w,
+    tc__k_chain_call_f32(tc__vm_ew_chain_code(op, last, last_op), last[1].dt2, (float *)w,
                             (const float *)rp[op->b], (const float *)rp[op->c], (const float *)rp[op[1].c],
                             op + 2 == last ? (const float *)rp[op[2].c] : NULL, t, (int)total);
     return 1;
@@ -13175,9 +13173,9 @@ TC__PRIVATE int tc__vm_ew_call_row(const tc__vm_thread *T, const tc__vm_ins *op,
    into the tensors advanced rather than recomputed. Each block's value is
    written to the output row, or, with acc, reduced into the lanes of acc
    (the order of tc__vm_lane_reduce), which start at the identity *id, or
-   without id hold the rows reduced so far. A streamed float32 builtin
-   streams its own lines, the first block ending at w's first whole cache
-   line so that the others start on one.
+   without id hold the rows reduced so far. A float32 builtin of a
+   streamed statement writes the output row itself, with plain stores
+   (tc__math_chunk_store).
    Returns 2 where the partials were folded too, acc[0] the value
    (tc__vm_ew_reduce_row), else 1. */
 TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const void *id) {
@@ -13194,34 +13192,31 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     int n, row = acc ? tc__vm_ew_reduce_row(R, op, last, scalar, total, acc, id) : 0;
     float sv = 0.0f;
     int exp_of = tc__vm_ew_exp_of(T, op, last, scalar, &sv), ab_folded = 0, chain_nt = 0, n_was;
-    /* a float32 builtin's value streams as it is computed (tc__math_chunk_store) */
-    int call_nt = sp->stream && !acc && sp->ew_call && last[1].dt == TC_FLOAT32;
-    int64_t done, blk = TC_BLOCK, first;
+    /* a float32 builtin's value goes straight to w */
+    int call_w = sp->stream && !acc && sp->ew_call && last[1].dt == TC_FLOAT32;
+    int64_t done, blk = TC_BLOCK;
     unsigned char ab_id[8];
     if (row) return row;
-    if (call_nt && !exp_of && !sp->absorb && tc__vm_ew_call_row(T, op, last, scalar, w, total)) return 1;
+    if (call_w && !exp_of && !sp->absorb && tc__vm_ew_call_row(T, op, last, scalar, w, total)) return 1;
     if (acc && id) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
     if (!acc && (exp_of || !sp->ew_call) && tc__vm_ew_no_regs(T, op, last, scalar)) {
         chain_nt = sp->stream && !exp_of && op < last && op->dt == TC_FLOAT32; /* streams itself */
         if (!sp->stream || chain_nt) blk = total < INT_MAX ? total : INT_MAX; /* the row in one go */
     }
     if (sp->stream && !acc && !chain_nt) blk = TC__VM_STREAM_PIECE;
-    /* streaming from the builtin: a first piece up to w's next cache line, so the rest start on one */
-    first = call_nt && (uintptr_t)w % esz == 0 ? (int64_t)((64 - (uintptr_t)w % 64) % 64 / esz) : 0;
     if (sp->absorb) tc__vm_identity(TC_FLOAT32, sp->absorb->st->reduce, ab_id);
     for (done = 0, n = 0; done < total; done += n, w = acc ? w : w + (size_t)n * esz) { /* w NULL with acc */
         void *d = acc || (sp->stream && !chain_nt) || sp->ew_call ? TC__VM_REG(T, last->a) : (void *)w;
         n_was = n;
-        n = (int)(done || !first ? blk : first);
-        n = total - done < n ? (int)(total - done) : n;
+        n = total - done < blk ? (int)(total - done) : (int)blk;
         for (in = vs->ins + vs->n_pro; in < op && (done || sp->prefetch); in++) { /* next block */
             if (in->op != TC_OP_LOAD || !sp->reads[in->b].lstride[sp->lane]) continue;
             if (done) T->rp[in->a] = (unsigned char *)T->rp[in->a] + (size_t)n_was * esz;
             if (sp->prefetch) tc__vm_prefetch(T->rp[in->a], TC__VM_PF_DIST * n * (int64_t)esz, n * (int)esz, 0);
         }
         if (exp_of) { /* exp(x - m) in one pass */
-            d = acc || (sp->stream && !call_nt) ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
-            tc__math_block_exp_of((float *)d, (const float *)T->rp[op->b], op->op, sv, n, call_nt);
+            d = acc || (sp->stream && !call_w) ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
+            tc__math_block_exp_of((float *)d, (const float *)T->rp[op->b], op->op, sv, n);
         } else if (op == vs->ins + vs->n_ins) {
             d = T->rp[last->a]; /* a bare load */
         } else {
@@ -13229,11 +13224,11 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
         }
         if (sp->ew_call && !exp_of) { /* into the output, or a register to stream or reduce from */
             T->rp[last->a] = d;
-            d = acc || (sp->stream && !call_nt) ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
-            tc__vm_do_call(R, last + 1, d, n, call_nt);
+            d = acc || (sp->stream && !call_w) ? TC__VM_REG(T, vs->n_regs + 1) : (void *)w;
+            tc__vm_do_call(R, last + 1, d, n);
         }
         if (acc) tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, d, done, n);
-        else if (sp->stream && !chain_nt && !call_nt) tc__k_stream(w, d, (size_t)n * esz);
+        else if (sp->stream && !chain_nt && !call_w) tc__k_stream(w, d, (size_t)n * esz);
         if (sp->absorb) ab_folded = tc__vm_ew_absorb(R, ab_id, (const float *)(const void *)w, done, n, blk >= total);
     }
     if (sp->absorb) tc__vm_ew_absorb_store(R, ab_folded);
@@ -13311,7 +13306,7 @@ TC__PRIVATE void tc__vm_row_stmt(tc__vm_run *R, const void *id) {
     }
     if (sp->row_form == TC__VM_ROW_EXP) {
         memcpy(&sv, T->rp[scalar], sizeof sv);
-        tc__math_block_exp_of((float *)(void *)w, (const float *)T->rp[op->b], op->op, sv, sp->row_n, 0);
+        tc__math_block_exp_of((float *)(void *)w, (const float *)T->rp[op->b], op->op, sv, sp->row_n);
     } else {
         tc__vm_ew_op(T, op, last, scalar, w, TC__VM_REG(T, vs->n_regs + 1), sp->row_n, nt);
     }
@@ -14894,7 +14889,7 @@ TC__PRIVATE int tc__vm_row_call(tc__vm_run *R, const tc__vm_regfile *f, int64_t 
         tc__k_arith_uniform(c->code, TC_FLOAT32, w, rows[0], &s, 0, n);
         break;
     case TC__VM_CALL_UNI_NT: tc__vm_uni_nt_f32(c->code, (float *)(void *)w, TC__VM_ROW_F(0), s, n); break;
-    case TC__VM_CALL_EXP: tc__math_block_exp_of((float *)(void *)w, TC__VM_ROW_F(0), c->code, s, n, 0); break;
+    case TC__VM_CALL_EXP: tc__math_block_exp_of((float *)(void *)w, TC__VM_ROW_F(0), c->code, s, n); break;
     default:
         if (!tc__k_chain_div_uni_f32(c->code, 0, (float *)(void *)w, TC__VM_ROW_F(0), s, TC__VM_ROW_F(1),
                                      TC__VM_ROW_F(2), NULL, n, nt))

@@ -213,7 +213,7 @@ static void test_known_f32(void) {
             (double)a[3] != k->a[3] || k->tol > 1e-13)
             w = tc__math_f64(k->b, da); /* the float arguments' exact result */
         got = tc__math_f32(k->b, a);
-        tc__math_block_f32(k->b, &blk, &a[0], &a[1], &a[2], &a[3], 1, 0);
+        tc__math_block_f32(k->b, &blk, &a[0], &a[1], &a[2], &a[3], 1);
         CHECKF(tm_ulp_err(got, w) <= 2.0, "%sf(%.9g, %.9g) = %.9g, want %.9g",
                tc_builtin_name(k->b), (double)a[0], (double)a[1], (double)got, w);
         CHECKF(tm_f2u(got) == tm_f2u(blk), "%s: scalar %.9g block %.9g", tc_builtin_name(k->b),
@@ -356,7 +356,7 @@ static void tm_sweep_batch(const tm_kernel *k, const float *xs, int n, double *w
                            float *worst_x) {
     float ys[TM_BATCH];
     int i;
-    tc__math_block_f32(k->b, ys, xs, NULL, NULL, NULL, n, 0);
+    tc__math_block_f32(k->b, ys, xs, NULL, NULL, NULL, n);
     for (i = 0; i < n; i++) {
         double e = tm_ulp_err(ys[i], k->ref((double)xs[i]));
         if (e > *worst) {
@@ -425,7 +425,7 @@ static void test_ulp_exhaustive_ranges(void) {
             }
             tm_sweep_batch(kern, xs, n, &worst, &worst_x);
             if (odd) {
-                tc__math_block_f32(rs[k].b, ys, xs, NULL, NULL, NULL, n, 0);
+                tc__math_block_f32(rs[k].b, ys, xs, NULL, NULL, NULL, n);
                 for (i = 0; i < n; i += 2) asym += tm_f2u(ys[i + 1]) != (tm_f2u(ys[i]) ^ 0x80000000u);
             }
             n = 0;
@@ -612,9 +612,9 @@ static void test_block_matches_scalar(void) {
             }
             x0[0] = (n % 3 == 0) ? NAN : x0[0];
             d0[0] = (double)x0[0];
-            tc__math_block_f32((tc_builtin)b, y, x0, x1, x2, x3, n, 0);
+            tc__math_block_f32((tc_builtin)b, y, x0, x1, x2, x3, n);
             memcpy(inplace, x0, sizeof inplace);
-            tc__math_block_f32((tc_builtin)b, inplace, inplace, x1, x2, x3, n, 0);
+            tc__math_block_f32((tc_builtin)b, inplace, inplace, x1, x2, x3, n);
             tc__math_block_f64((tc_builtin)b, dy, d0, d1, d2, d3, n);
             for (i = 0; i < n; i++) {
                 float a[4];
@@ -676,7 +676,7 @@ static void test_exp_short_path(void) {
         }
     CHECKF(bad == 0, "exp's short path differs from the full one on %u inputs", bad);
     for (i = 0; i < B; i++) x[i] = -100.0f + 0.75f * (float)i; /* crosses +-80 */
-    tc__math_block_exp_of(ys, x, TC_OP_COUNT, 0.0f, B, 0);
+    tc__math_block_exp_of(ys, x, TC_OP_COUNT, 0.0f, B);
     tm_exp_lanes(yf, x, B, 1);
     CHECK(memcmp(ys, yf, sizeof ys) == 0);
     CHECK(ys[0] > 0.0f && ys[0] < 1e-43f && ys[B - 1] == HUGE_VALF);
@@ -701,9 +701,9 @@ static void test_exp_of(void) {
                 if (stray >= 0) x[stray] = stray % 2 ? 95.0f : tm_u2f(0x7fc00000u);
                 for (i = 0; i < B; i++) t[i] = op ? x[i] + sv[k] : x[i] - sv[k];
                 tm_exp_lanes(w, t, B, 1);
-                tc__math_block_exp_of(y, x, op ? TC_OP_ADD : TC_OP_SUB, sv[k], B, 0);
+                tc__math_block_exp_of(y, x, op ? TC_OP_ADD : TC_OP_SUB, sv[k], B);
                 bad += memcmp(y, w, sizeof y) != 0;
-                tc__math_block_exp_of(x, x, op ? TC_OP_ADD : TC_OP_SUB, sv[k], B, 0); /* in place */
+                tc__math_block_exp_of(x, x, op ? TC_OP_ADD : TC_OP_SUB, sv[k], B); /* in place */
                 bad += memcmp(x, w, sizeof x) != 0;
             }
     CHECKF(bad == 0, "exp(x -+ s) in one pass differs from the two steps in %d blocks", bad);
