@@ -9761,17 +9761,19 @@ TC__PRIVATE void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRI
    l_ and w_ on the stack instead (the portable loop below), the lines
    went through memory twice: layernorm 256 x 1024 (rows in cache,
    streaming forced on), tc.h over the -ffast-math loop, six alternating
-   runs: 1.85x -> 1.47x its time (medians). a's line a page ahead is
-   asked for at each step (written out here: through tc__k_prefetch_f32,
-   gcc 12 emitted no prefetch in this function, which has its own
-   optimize attribute): the hardware's prefetcher stops at a page's
-   end, and with one stream to read, as the stencil has, nothing else keeps
-   the memory busy while it starts again (the stencil over 16M lanes, Zen
+   runs: 1.85x -> 1.47x its time (medians). Where the chain divides last,
+   a's line a page ahead is asked for at each step (written out here:
+   through tc__k_prefetch_f32, gcc 12 emitted no prefetch in this
+   function, which has its own optimize attribute): the hardware's
+   prefetcher stops at a page's end, and with one stream to read, as the
+   stencil has, nothing else keeps the memory busy while it starts again (the stencil over 16M lanes, Zen
    5, same process, medians of 40, three pairs of runs: one thread 5.0, 5.5,
    4.9 -> 4.6, 4.9, 4.8 ms, two 2.2, 2.3, 2.9 -> 2.0, 2.2, 2.6; a * x + b,
-   three streams, gained nothing from the same; layernorm 4096 x 1024,
-   its d read here: two threads 0.96 -> 0.78-0.82 ms, one 2.07-2.23 ->
-   1.80-1.97). */
+   three streams, gained nothing from the same). A chain that divides
+   first (layernorm's d / sqrt(var + eps) * g + b, softmax's e / s) reads
+   a row its group has just made, in cache, and a page ahead of it is other
+   memory: layernorm 4096 x 1024 with d discarded (staged rows) took 5-11%
+   longer with that prefetch. */
 #define TC__FXD_AHEAD 4096 /* bytes */
 #define TC__FXD_V(p) _mm512_loadu_ps((p) + i)
 #define TC__FXD_LINES(X, EXPR, VX, VEXPR)                                                    \
@@ -9782,7 +9784,7 @@ TC__PRIVATE void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRI
         uint32_t m_;                                                                         \
         for (; i + 16 <= e; i += 16) {                                                       \
             __m512 x_ = VX, q_ = _mm512_mul_ps(x_, y_), r;                                   \
-            __builtin_prefetch((const void *)((uintptr_t)(a + i) + TC__FXD_AHEAD));          \
+            if (last) __builtin_prefetch((const void *)((uintptr_t)(a + i) + TC__FXD_AHEAD)); \
             r = _mm512_fmadd_ps(_mm512_fnmadd_ps(s_, q_, x_), y_, q_);                       \
             w_ = _mm512_max_epu32(w_, _mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(r), abs_), lo_)); \
             _mm512_stream_ps(d + i, VEXPR);                                                  \
