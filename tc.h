@@ -40,7 +40,8 @@
        TC_STREAM_BYTES                    16 MiB           a statement that moves this much (its
                                                            output and what it reads) writes an
                                                            output that nothing reads later past
-                                                           the caches (0: never)
+                                                           the caches, unless a builtin makes it
+                                                           (0: never)
        TC_SEG_LANES                       65536            a reduction of twice this many values
                                                            or more an output element runs in
                                                            segments of about this many (along its
@@ -12101,10 +12102,13 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
    they cost a copy of each block: on the Xeon that lost (exp(x) 6.3 -> 7.1
    ms, tanh(a * x + b) 12.8 -> 14.7 ms), on AMD Zen 4 in 128-lane pieces
    tanh(a * x + b) gains (one thread 15.0-16.8 -> 12.4-13.4 ms, two
-   threads 10.2-11.1 -> 8.7-9.4 ms), so a builtin's value streams too with
-   several input streams; now without the copy, each line streamed by the
-   builtin's kernel as it is computed (tc__math_chunk_store), and a chain's
-   whole row in one call where it can (tc__vm_ew_call_row). In a row group (tc__vm_plan_groups) a statement's
+   threads 10.2-11.1 -> 8.7-9.4 ms), so a statement ending in a builtin
+   counts as streamed too with several input streams. On Zen 5, with each
+   line streamed by the builtin's kernel as it was computed, plain stores
+   measured faster still (tc__math_chunk_store): such a statement now
+   keeps only the shape of a streamed one, its chain's whole row in one
+   call where it can (tc__vm_ew_call_row), else pieces of
+   TC__VM_STREAM_PIECE lanes, the builtin writing the output itself. In a row group (tc__vm_plan_groups) a statement's
    inputs come from cache, what earlier statements left there, so there a
    large output nothing reads later streams whatever the inputs: the row's
    stores skip the read of each line first (layernorm's Y, 4096 rows of
