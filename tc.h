@@ -6776,26 +6776,21 @@ TC__MATH_BLOCK_FN void tc__math_block_exp_of(float *dst, const float *a, int op,
 #undef TC__MATH_EXP_SUB
 #undef TC__MATH_EXP_ADD
 #undef TC__MATH_EXP_ID
-TC__MATH_BLOCK1(tc__math_block_exp2, tc__math_exp2_lane)
-TC__MATH_BLOCK1(tc__math_block_exp10, tc__math_exp10_lane)
-TC__MATH_BLOCK1(tc__math_block_expm1, tc__math_expm1_lane)
-TC__MATH_BLOCK1(tc__math_block_log, tc__math_log_lane)
-TC__MATH_BLOCK1(tc__math_block_log2, tc__math_log2_lane)
-TC__MATH_BLOCK1(tc__math_block_log10, tc__math_log10_lane)
-TC__MATH_BLOCK1(tc__math_block_log1p, tc__math_log1p_lane)
-TC__MATH_BLOCK1(tc__math_block_tanh, tc__math_tanh_lane)
-TC__MATH_BLOCK1(tc__math_block_erf, tc__math_erf_lane)
-TC__MATH_BLOCK1(tc__math_block_rsqrt, tc__math_rsqrt_lane)
-TC__MATH_BLOCK1(tc__math_block_trunc, tc__math_trunc_lane)
-TC__MATH_BLOCK1(tc__math_block_floor, tc__math_floor_lane)
-TC__MATH_BLOCK1(tc__math_block_ceil, tc__math_ceil_lane)
-TC__MATH_BLOCK1(tc__math_block_round, tc__math_round_lane)
-TC__MATH_BLOCK1(tc__math_block_fabs, tc__math_fabs_lane)
-TC__MATH_BLOCK2(tc__math_block_fmin, tc__math_fmin_lane)
-TC__MATH_BLOCK2(tc__math_block_fmax, tc__math_fmax_lane)
-TC__MATH_BLOCK2(tc__math_block_copysign, tc__math_copysign_lane)
-TC__MATH_BLOCK2(tc__math_block_fdim, tc__math_fdim_lane)
-TC__MATH_BLOCK2(tc__math_block_div, tc__math_div_lane)
+/* The builtins whose vector kernel is a lane function in chunks, one
+   argument or two: TC_BUILTIN_<B> runs tc__math_block_<f>, made from
+   tc__math_<f>_lane (tc__math_block_fast_f32 dispatches from this list
+   too). exp (above), sqrt, sin and cos (below) have kernels of their own. */
+#define TC__MATH_CHUNKED1(X)                                                                      \
+    X(EXP2, exp2) X(EXP10, exp10) X(EXPM1, expm1) X(LOG, log) X(LOG2, log2) X(LOG10, log10)        \
+    X(LOG1P, log1p) X(TANH, tanh) X(ERF, erf) X(RSQRT, rsqrt) X(TRUNC, trunc) X(FLOOR, floor)      \
+    X(CEIL, ceil) X(ROUND, round) X(FABS, fabs)
+#define TC__MATH_CHUNKED2(X) X(FMIN, fmin) X(FMAX, fmax) X(COPYSIGN, copysign) X(FDIM, fdim) X(FDIVIDE, div)
+#define TC__MATH_DEF1(B, f) TC__MATH_BLOCK1(tc__math_block_##f, tc__math_##f##_lane)
+#define TC__MATH_DEF2(B, f) TC__MATH_BLOCK2(tc__math_block_##f, tc__math_##f##_lane)
+TC__MATH_CHUNKED1(TC__MATH_DEF1)
+TC__MATH_CHUNKED2(TC__MATH_DEF2)
+#undef TC__MATH_DEF1
+#undef TC__MATH_DEF2
 
 /* sqrt: the vector instruction where the target has one, else libm's
    sqrtf, which compilers inline as the scalar instruction but, for errno,
@@ -6849,29 +6844,15 @@ TC__PRIVATE int tc__math_block_fast_f32(tc_builtin b, float *dst, const float *a
                                         const float *a1, int n) {
     switch (b) {
     case TC_BUILTIN_EXP: tc__math_block_exp_of(dst, a0, TC_OP_COUNT, 0.0f, n); return 1;
-    case TC_BUILTIN_EXP2: tc__math_block_exp2(dst, a0, n); return 1;
-    case TC_BUILTIN_EXP10: tc__math_block_exp10(dst, a0, n); return 1;
-    case TC_BUILTIN_EXPM1: tc__math_block_expm1(dst, a0, n); return 1;
-    case TC_BUILTIN_LOG: tc__math_block_log(dst, a0, n); return 1;
-    case TC_BUILTIN_LOG2: tc__math_block_log2(dst, a0, n); return 1;
-    case TC_BUILTIN_LOG10: tc__math_block_log10(dst, a0, n); return 1;
-    case TC_BUILTIN_LOG1P: tc__math_block_log1p(dst, a0, n); return 1;
-    case TC_BUILTIN_TANH: tc__math_block_tanh(dst, a0, n); return 1;
-    case TC_BUILTIN_ERF: tc__math_block_erf(dst, a0, n); return 1;
+#define TC__MATH_CASE1(B, f) case TC_BUILTIN_##B: tc__math_block_##f(dst, a0, n); return 1;
+#define TC__MATH_CASE2(B, f) case TC_BUILTIN_##B: tc__math_block_##f(dst, a0, a1, n); return 1;
+        TC__MATH_CHUNKED1(TC__MATH_CASE1)
+        TC__MATH_CHUNKED2(TC__MATH_CASE2)
+#undef TC__MATH_CASE1
+#undef TC__MATH_CASE2
     case TC_BUILTIN_SIN: tc__math_block_sincos(dst, a0, n, 0); return 1;
     case TC_BUILTIN_COS: tc__math_block_sincos(dst, a0, n, 1); return 1;
     case TC_BUILTIN_SQRT: tc__math_block_sqrt(dst, a0, n); return 1;
-    case TC_BUILTIN_RSQRT: tc__math_block_rsqrt(dst, a0, n); return 1;
-    case TC_BUILTIN_TRUNC: tc__math_block_trunc(dst, a0, n); return 1;
-    case TC_BUILTIN_FLOOR: tc__math_block_floor(dst, a0, n); return 1;
-    case TC_BUILTIN_CEIL: tc__math_block_ceil(dst, a0, n); return 1;
-    case TC_BUILTIN_ROUND: tc__math_block_round(dst, a0, n); return 1;
-    case TC_BUILTIN_FABS: tc__math_block_fabs(dst, a0, n); return 1;
-    case TC_BUILTIN_FMIN: tc__math_block_fmin(dst, a0, a1, n); return 1;
-    case TC_BUILTIN_FMAX: tc__math_block_fmax(dst, a0, a1, n); return 1;
-    case TC_BUILTIN_COPYSIGN: tc__math_block_copysign(dst, a0, a1, n); return 1;
-    case TC_BUILTIN_FDIM: tc__math_block_fdim(dst, a0, a1, n); return 1;
-    case TC_BUILTIN_FDIVIDE: tc__math_block_div(dst, a0, a1, n); return 1;
     default: return 0;
     }
 }
