@@ -6701,7 +6701,7 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
             int m = n - i < TC__MATH_CHUNK ? n - i : TC__MATH_CHUNK;            \
             const float *x = tc__math_chunk_src(pad, a, i, m);                  \
             for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = lane(x[j]);             \
-            tc__math_chunk_store(dst + i, y, m);                            \
+            tc__math_chunk_store(dst + i, y, m);                                \
         }                                                                       \
     }
 #define TC__MATH_BLOCK2(name, lane)                                             \
@@ -6713,7 +6713,7 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
             const float *x = tc__math_chunk_src(pad, a, i, m);                  \
             const float *w = tc__math_chunk_src(padb, b, i, m);                 \
             for (j = 0; j < TC__MATH_CHUNK; j++) y[j] = lane(x[j], w[j]);       \
-            tc__math_chunk_store(dst + i, y, m);                            \
+            tc__math_chunk_store(dst + i, y, m);                                \
         }                                                                       \
     }
 
@@ -6735,7 +6735,7 @@ TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
             KEEP;                                                                                  \
             y[j] = LANE(v);                                                                        \
         }                                                                                          \
-        tc__math_chunk_store(dst + i, y, m);                                                   \
+        tc__math_chunk_store(dst + i, y, m);                                                       \
     }
 #define TC__MATH_EXP_KEEP                                                                          \
     do {                                                                                           \
@@ -9443,9 +9443,9 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
    stencil, 1 thread: 9 -> 5 ms). A zero dividend needs neither: q = a * y
    is then a / s exactly, its zero's sign that of a / s (the correction
    would turn -0 into +0), so q is the quotient and the lane is not
-   checked (the stencil over data whose sums are often exactly 0, one
-   thread: 12.4 ms when each such run was divided again, 4.1 on data with
-   no zeros). Dividers take about 10 times a multiply's time. */
+   checked (the stencil over 16M lanes whose sums are often exactly 0,
+   same process: one thread 11.9 -> 4.1 ms, two 6.1 -> 1.9). Dividers take
+   about 10 times a multiply's time. */
 #define TC__DIVU_RUN 1024
 /* The quotient's range is checked on its bits: |r|'s bits minus those of
    2^-LQ, as an unsigned number, exceed the span up to 2^LQ for zero (it
@@ -9456,10 +9456,11 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
     do {                                                                                     \
         T q_ = (x) * y;                                                                      \
         U u_;                                                                                \
+        int x0_ = (x) == 0;                                                                  \
         r = FMA(FMA(-s, q_, x), y, q_);                                                      \
         memcpy(&u_, &r, sizeof u_);                                                          \
-        u_ = (x) == 0 ? 0 : (u_ & (ABS)) - (LO);                                             \
-        r = (x) == 0 ? q_ : r;                                                               \
+        u_ = x0_ ? 0 : (u_ & (ABS)) - (LO);                                                  \
+        r = x0_ ? q_ : r;                                                                    \
         w = u_ > w ? u_ : w;                                                                 \
     } while (0)
 #define TC__VM_DIV_UNI(sfx, T, U, FMA, LS, LO, HI, ABS)                                      \
@@ -9661,11 +9662,12 @@ TC__PRIVATE void tc__k_chain_call_f32(int code, int call, float *d, const float 
                                       const float *c, const float *e, const float *s, int n) {
     float buf[TC__K_NT_PIECE + 16], *l = buf + (64 - (uintptr_t)buf % 64) % 64 / sizeof(float); /* a line each 16 */
     int b_lanes = code < TC__FXR_ONE, c_lanes = b_lanes && !(code % 5 == 0 && s), e_lanes = e && !s;
-    int o = (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k, j, lines; /* b, c, e: arrays read per lane */
+    /* b, c, e: arrays read per lane; o: lanes up to d's first whole line (the builtin's
+       stores are plain ones: none) */
+    int o = call >= 0 ? 0 : (int)((64 - (uintptr_t)d % 64) % 64 / sizeof(float)), m, k, j, lines;
     int piece = call < 0 ? TC__K_NT_PIECE : TC__K_CALL_PIECE;
-    if (call >= 0) o = 0; /* the builtin's stores are plain ones: whole pieces from d on */
-    else if (o > n) o = n;
-    for (k = 0; k < n; k += m) { /* up to d's first whole line, whole pieces streamed, the rest plainly */
+    if (o > n) o = n;
+    for (k = 0; k < n; k += m) { /* the head plainly, then whole pieces (streamed without a builtin) */
         m = k < o ? o : n - k < piece ? n - k : piece;
         lines = k >= o && m == piece;
         if (call >= 0 && lines) { /* the inputs two pieces on, fetched while the builtin computes */
@@ -9754,10 +9756,11 @@ TC__PRIVATE void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRI
    through tc__k_prefetch_f32, gcc 12 emitted no prefetch in this
    function, which has its own optimize attribute): the hardware's
    prefetcher stops at a page's end, and with one stream to read, as the
-   stencil has, nothing else keeps the memory busy while it starts again (the stencil over 16M lanes, Zen
-   5, same process, medians of 40, three pairs of runs: one thread 5.0, 5.5,
-   4.9 -> 4.6, 4.9, 4.8 ms, two 2.2, 2.3, 2.9 -> 2.0, 2.2, 2.6; a * x + b,
-   three streams, gained nothing from the same). A chain that divides
+   stencil has, nothing else keeps the memory busy while it starts again
+   (the stencil over 16M lanes, Zen 5, same process, medians of 40, three
+   pairs of runs, written as _mm_prefetch, the same instructions: one thread 5.0, 5.5, 4.9 -> 4.6, 4.9, 4.8 ms, two 2.2,
+   2.3, 2.9 -> 2.0, 2.2, 2.6; a * x + b, three streams, gained nothing from
+   the same). A chain that divides
    first (layernorm's d / sqrt(var + eps) * g + b, softmax's e / s) reads
    a row its group has just made, in cache, and a page ahead of it is other
    memory: layernorm 4096 x 1024 with d discarded (staged rows) took 5-11%
