@@ -13272,6 +13272,69 @@ TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
     tc__vm_ew_reduce_store(R, acc, 0, w);
 }
 
+/* Rows idx[row] to idx[row] + rows - 1 of a reduction along the row on
+   the element-wise path, each a whole row in one call
+   (tc__k_chain_reduce_f32): the call decided once, on the first row, then
+   only its row pointers and its output stepped. tc__vm_ew_reduce, run on
+   each row, puts a few hundred instructions between two rows' loops,
+   enough to hold the next row's loads back until the last ones have come
+   from memory: rowsum 4096 x 4096 at one thread (Zen 5) spent 146 ns
+   between two calls, a plain loop of the same calls 49, and with this
+   loop a call took 17-20% less time (same process, alternating: 2.95 ->
+   2.35 ms, 2.45 -> 2.05 ms). Every row's call is the same where every
+   operand is a row or a constant: all instructions before the op are
+   loads, none of a lane-uniform value that moves with the row (m(i) in
+   X(i,j) - m(i); the divisor's power-of-two test, too, is then made
+   once). 0, having done nothing, where not. */
+TC__PRIVATE int tc__vm_ew_reduce_rows(tc__vm_run *R, const void *id, int64_t rows) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_ins *in, *op = vs->ins + sp->ew_op, *last = vs->ins + vs->n_ins - 1 - sp->ew_call;
+    const tc_ir_tensor *wten = &R->P->ir->tensors[sp->wt];
+    tc__vm_thread *T = R->T;
+    const unsigned char *row[3] = {NULL, NULL, NULL};
+    int64_t step[3] = {0, 0, 0}, wstep, r, total = tc__vm_extent(sp, sp->lane);
+    int loop = tc__vm_row_loop(sp), k, folded, plain, n = (int)total;
+    tc_reduce red = sp->st->reduce;
+    const float *t;
+    unsigned scalar;
+    unsigned char *w, *acc = (unsigned char *)TC__VM_REG(T, vs->n_regs);
+    tc__vm_rowcall c;
+    float z;
+    if (rows < 2 || sp->n_red || R->by_row || loop < 0 || loop >= wten->rank || total > INT_MAX ||
+        vs->vdt != TC_FLOAT32)
+        return 0;
+    for (in = vs->ins + vs->n_pro; in < op; in++)
+        if (in->op != TC_OP_LOAD ||
+            (sp->reads[in->b].lstride[sp->lane] == 0 && sp->reads[in->b].lstride[loop] != 0))
+            return 0;
+    R->next_row = 0;
+    scalar = tc__vm_ew_setup(R, op, last, total < TC_BLOCK ? (int)total : TC_BLOCK);
+    if (!tc__vm_ew_reduce_row_ok(sp, T, op, last, scalar) ||
+        !tc__vm_ew_reduce_call(T, sp, op, last, scalar, &c))
+        return 0;
+    for (k = 0; k < 3; k++) {
+        if (c.reg[k] == TC__VM_NONE) continue;
+        row[k] = (const unsigned char *)T->rp[c.reg[k]];
+        for (in = vs->ins + vs->n_pro; in < op; in++)
+            if (in->a == c.reg[k]) step[k] = sp->reads[in->b].lstride[loop] * (int64_t)sizeof(float);
+    }
+    t = c.has_t ? &c.t : NULL;
+    w = tc__vm_ew_row_ptr(R);
+    wstep = R->P->ts[sp->wt][loop] * (int64_t)tc_dtype_size(wten->dtype);
+    memcpy(&z, id, sizeof z);
+    plain = sp->fused && wten->dtype == TC_FLOAT32;
+    for (r = 0; r < rows; r++, w += wstep) {
+#define TC__VM_ROW_AT(k) (row[k] ? (const float *)(const void *)(row[k] + r * step[k]) : NULL)
+        folded = tc__k_chain_reduce_f32(c.code, red, &z, (float *)(void *)acc, TC__VM_ROW_AT(0),
+                                        TC__VM_ROW_AT(1), TC__VM_ROW_AT(2), t, n);
+#undef TC__VM_ROW_AT
+        if (plain && folded) memcpy(w, acc, sizeof(float)); /* acc[0]: the value */
+        else tc__vm_ew_reduce_store(R, acc, folded, w);
+    }
+    return 1;
+}
+
 /* Row T->idx[0] of a statement of a row group run row by row
    (tc__vm_group_rows): the call its form planned (tc__vm_plan_row_stmt)
    makes the one tc__vm_ew_run would make for the whole row; the generic
@@ -13322,7 +13385,7 @@ TC__PRIVATE void tc__vm_row_stmt(tc__vm_run *R, const void *id) {
 TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     int64_t it = first, *idx = R->T->idx, blk = tc__vm_item_start(sp, first, idx);
-    int row = tc__vm_row_loop(sp);
+    int row = tc__vm_row_loop(sp), batch; /* the rows in one go (tc__vm_ew_reduce_rows) */
     unsigned char id[8];
     tc__vm_identity(sp->vs->vdt, sp->st->reduce, id);
     tc__vm_prologue(R);
@@ -13335,7 +13398,9 @@ TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
             if (rows > sp->hi[row] - idx[row]) rows = sp->hi[row] - idx[row];
         }
         idx[sp->lane] = start;
-        for (r = 0; r < rows; r++) {
+        batch = sp->lane_red && tc__vm_ew_reduce_rows(R, id, rows);
+        if (batch) idx[row] += rows - 1; /* the last row, as the loop below leaves it */
+        for (r = 0; r < rows && !batch; r++) {
             R->next_row = r > 0;
             if (r > 0) idx[row]++;
             if (sp->lane_red) tc__vm_ew_reduce(R, id);
@@ -14731,6 +14796,7 @@ typedef struct tc__vm_job {
     int64_t n_chunks;
     int64_t next;           /* the next chunk, where chunks go in order (ranges 0) */
     int ranges;             /* threads that claim from ranges of their own (tc__vm_claim) */
+    int alone;              /* one thread runs every chunk, in order: no atomics */
     int failed;
 } tc__vm_job;
 
@@ -15009,7 +15075,11 @@ TC__PRIVATE int tc__vm_group_chunk(tc__vm_run *R, const tc__vm_job *J, int64_t c
    thread that runs slow still gets help. Chunks made for claims in order
    take the counter: shared panels' items (tc__ct_item), and chunks that
    shrink (the big ones would all be one thread's). A range is a word,
-   front << 32 | back. The chunk, or n_chunks when none is left. */
+   front << 32 | back. A job one thread runs alone takes its chunks in
+   order with no atomics: a locked instruction waits for every load before
+   it, so at each chunk the next one's loads waited for the last ones from
+   memory (rowsum 4096 x 4096, one thread: 3% less time a call without).
+   The chunk, or n_chunks when none is left. */
 #define TC__VM_CLAIM_STEP 8 /* words from one thread's range to the next: a line */
 TC__PRIVATE uint64_t tc__vm_range_word(int64_t front, int64_t back) {
     return (uint64_t)front << 32 | (uint64_t)back;
@@ -15017,7 +15087,8 @@ TC__PRIVATE uint64_t tc__vm_range_word(int64_t front, int64_t back) {
 TC__PRIVATE void tc__vm_claim_setup(tc__vm_job *J, int threads) {
     int i;
     J->next = 0;
-    J->ranges = threads;
+    J->alone = threads <= 1;
+    J->ranges = J->alone ? 0 : threads;
     if (J->n_chunks > INT32_MAX || (J->sp && (J->sp->shrink || (J->sp->ct && J->sp->ct_shape.share))))
         J->ranges = 0;
     for (i = 0; i < J->ranges; i++)
@@ -15039,6 +15110,7 @@ TC__PRIVATE int64_t tc__vm_claim_from(uint64_t *range, int from_back) {
 TC__PRIVATE int64_t tc__vm_claim(tc__vm_job *J, int tid) {
 #if defined(TC__HAVE_ATOMICS)
     int k;
+    if (J->alone) return J->next++;
     if (!J->ranges) return TC__ATOMIC_ADD(&J->next, 1);
     for (k = 0; k < J->ranges; k++) {
         int64_t c = tc__vm_claim_from(&J->P->claim[(tid + k) % J->ranges * TC__VM_CLAIM_STEP], k > 0);
