@@ -9658,6 +9658,25 @@ TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
     (void)p, (void)ahead, (void)n;
 #endif
 }
+/* One line TC__K_PRIME_AHEAD bytes past p (NULL: none), asked for once a
+   piece: the hardware's stream prefetchers stop at each 4 KB page and
+   train again on the next one's first misses, all the input streams at
+   once where they are aligned alike. A line four pages on starts each
+   page's stream before the loop gets there, at one prefetch where
+   fetching every line ahead stalled on fill buffers (tc__vm_plan_prefetch).
+   a * x + b over 16M lanes, Zen 5, alternating in one process: one thread
+   6-12% less time (6.84 -> 5.95 ms in a quiet hour, 9.19 -> 8.17 in a
+   slow one), two threads 2-3%; 4 or 8 KB ahead gained half that, 32 and
+   64 KB the same as 16; one line a page the same as one a piece;
+   tanh(a * x + b) 0-8%. */
+#define TC__K_PRIME_AHEAD 16384
+TC__PRIVATE void tc__k_prime_f32(const float *p) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (p) __builtin_prefetch((const void *)((uintptr_t)p + TC__K_PRIME_AHEAD));
+#else
+    (void)p;
+#endif
+}
 TC__PRIVATE void tc__k_chain_call_f32(int code, int call, float *d, const float *a, const float *b,
                                       const float *c, const float *e, const float *s, int n) {
     float buf[TC__K_NT_PIECE + 16], *l = buf + (64 - (uintptr_t)buf % 64) % 64 / sizeof(float); /* a line each 16 */
@@ -9670,6 +9689,12 @@ TC__PRIVATE void tc__k_chain_call_f32(int code, int call, float *d, const float 
     for (k = 0; k < n; k += m) { /* the head plainly, then whole pieces (streamed without a builtin) */
         m = k < o ? o : n - k < piece ? n - k : piece;
         lines = k >= o && m == piece;
+        if (lines) { /* each input's page stream started four pages on */
+            tc__k_prime_f32(a + k);
+            tc__k_prime_f32(b_lanes ? b + k : NULL);
+            tc__k_prime_f32(c_lanes ? c + k : NULL);
+            tc__k_prime_f32(e_lanes ? e + k : NULL);
+        }
         if (call >= 0 && lines) { /* the inputs two pieces on, fetched while the builtin computes */
             tc__k_prefetch_f32(a + k, 2 * piece, m);
             tc__k_prefetch_f32(b_lanes ? b + k : NULL, 2 * piece, m);
