@@ -9671,8 +9671,9 @@ TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
    tanh(a * x + b) 0-8%. A row reduction of rows from memory does the same
    every 2 KB of its first operand (tc__k_chain_reduce_f32's `prime`):
    rowsum 4096 x 4096 one thread 19-27% less time, two 12-19%, sum over
-   16M lanes one thread 13-17% (both orders of the pair); not the rows of
-   a row group, which fetches each row ahead itself, nor rows in cache. */
+   16M lanes one thread 13-17% (both orders of the pair); not a row group
+   run row by row, which fetches each row ahead itself, nor the rows an
+   absorbed reduction reads from cache. */
 #define TC__K_PRIME_AHEAD 16384
 TC__PRIVATE void tc__k_prefetch_at(uintptr_t address) { /* a hint: never dereferenced */
 #if defined(__GNUC__) || defined(__clang__)
