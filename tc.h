@@ -1016,6 +1016,16 @@ TC__PRIVATE int64_t tc__floormod64(int64_t a, int64_t b) {
 #define TC__HAVE_ATOMICS 1
 #endif
 
+/* Asks for the cache line at an address: a hint, never dereferenced, so the
+   address may lie past an array (it is computed as an integer). */
+TC__PRIVATE void tc__prefetch_at(uintptr_t address) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch((const void *)address);
+#else
+    (void)address;
+#endif
+}
+
 /* One step of a spin wait: tells the CPU (and a hyperthread beside it). */
 TC__PRIVATE void tc__spin_pause(void) {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
@@ -8010,6 +8020,15 @@ TC__PRIVATE void tc__ct_gemm_group(const tc__contract_shape *sh, const float *X,
    the vector serves several rows. */
 
 /* p[r][l] += rows[r][k] * v[k] for k of lane l in [0, n). */
+/* Every 2 KB of its rows, a GEMV asks for each row's line a page on: the
+   hardware's stream prefetchers stop at each 4 KB page, for all the rows'
+   streams at once (tc__k_prime_f32). mv 4096 x 4096, one thread, Zen 5,
+   alternating in one process: 8-14% less time (2.47 -> 2.15 ms, 2.55 ->
+   2.18; the other order 2.01 -> 1.85, 2.03 -> 1.87), 1024 x 16384 7-9%;
+   two threads within 3% either way; 8 KB ahead a little less gain. */
+#define TC__CT_GV_PRIME(rows, k)                                                             \
+    TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++)                                         \
+        tc__prefetch_at((uintptr_t)((rows)[r] + (k)) + 4096)
 TC__PRIVATE void tc__ct_dot(const float *const *rows, const float *v, int64_t n,
                             float (*p)[TC__CT_GV_W]) {
     int64_t k = 0;
@@ -8019,6 +8038,7 @@ TC__PRIVATE void tc__ct_dot(const float *const *rows, const float *v, int64_t n,
     TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++) acc[r] = _mm512_loadu_ps(p[r]);
     for (; k + 16 <= n; k += 16) {
         __m512 vv = _mm512_loadu_ps(v + k);
+        if (!(k & 511)) { TC__CT_GV_PRIME(rows, k); }
         TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++) {
             acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(rows[r] + k), vv, acc[r]);
         }
@@ -8032,6 +8052,7 @@ TC__PRIVATE void tc__ct_dot(const float *const *rows, const float *v, int64_t n,
     }
     for (; k + 16 <= n; k += 16) {
         __m256 v0 = _mm256_loadu_ps(v + k), v1 = _mm256_loadu_ps(v + k + 8);
+        if (!(k & 511)) { TC__CT_GV_PRIME(rows, k); }
         TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++) {
             acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(rows[r] + k), v0, acc[r][0]);
             acc[r][1] = _mm256_fmadd_ps(_mm256_loadu_ps(rows[r] + k + 8), v1, acc[r][1]);
@@ -9675,15 +9696,8 @@ TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
    run row by row, which fetches each row ahead itself, nor the rows an
    absorbed reduction reads from cache. */
 #define TC__K_PRIME_AHEAD 16384
-TC__PRIVATE void tc__k_prefetch_at(uintptr_t address) { /* a hint: never dereferenced */
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch((const void *)address);
-#else
-    (void)address;
-#endif
-}
 TC__PRIVATE void tc__k_prime_f32(const float *p) {
-    if (p) tc__k_prefetch_at((uintptr_t)p + TC__K_PRIME_AHEAD);
+    if (p) tc__prefetch_at((uintptr_t)p + TC__K_PRIME_AHEAD);
 }
 TC__PRIVATE void tc__k_chain_call_f32(int code, int call, float *d, const float *a, const float *b,
                                       const float *c, const float *e, const float *s, int n) {
