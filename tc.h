@@ -9686,13 +9686,13 @@ TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
    page's stream before the loop gets there, at one prefetch where
    fetching every line ahead stalled on fill buffers (tc__vm_plan_prefetch).
    a * x + b over 16M lanes, Zen 5, alternating in one process: one thread
-   6-12% less time (6.84 -> 5.95 ms in a quiet hour, 9.19 -> 8.17 in a
+   6-15% less time (6.84 -> 5.95 ms in a quiet hour, 9.19 -> 8.17 in a
    slow one), two threads 2-3%; 4 or 8 KB ahead gained half that, 32 and
    64 KB the same as 16; one line a page the same as one a piece;
-   tanh(a * x + b) 0-8%. A row reduction of rows from memory does the same
+   tanh(a * x + b) -2% to 8%. A row reduction of rows from memory does the same
    every 2 KB of its first operand (tc__k_chain_reduce_f32's `prime`):
-   rowsum 4096 x 4096 one thread 19-27% less time, two 12-19%, sum over
-   16M lanes one thread 13-17% (both orders of the pair); not a row group
+   rowsum 4096 x 4096 one thread 13-27% less time, two 13-19%, sum over
+   16M lanes one thread 12-17% (both orders of the pair); not a row group
    run row by row, which fetches each row ahead itself, nor the rows an
    absorbed reduction reads from cache. */
 #define TC__K_PRIME_AHEAD 16384
@@ -13332,7 +13332,7 @@ TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
    enough to hold the next row's loads back until the last ones have come
    from memory: rowsum 4096 x 4096 at one thread (Zen 5) spent 146 ns
    between two calls, a plain loop of the same calls 49, and with this
-   loop a call took 17-20% less time (same process, alternating: 2.95 ->
+   loop a call took 16-20% less time (same process, alternating: 2.95 ->
    2.35 ms, 2.45 -> 2.05 ms). Every row's call is the same where every
    operand is a row or a constant: all instructions before the op are
    loads, none of a lane-uniform value that moves with the row (m(i) in
@@ -13346,14 +13346,14 @@ TC__PRIVATE int tc__vm_ew_reduce_rows(tc__vm_run *R, const void *id, int64_t row
     tc__vm_thread *T = R->T;
     const unsigned char *row[3] = {NULL, NULL, NULL};
     int64_t step[3] = {0, 0, 0}, wstep, r, total = tc__vm_extent(sp, sp->lane);
-    int loop = tc__vm_row_loop(sp), k, folded, plain, n = (int)total;
+    int loop = tc__vm_row_loop(sp), k, n = (int)total;
     tc_reduce red = sp->st->reduce;
     const float *t;
     unsigned scalar;
     unsigned char *w, *acc = (unsigned char *)TC__VM_REG(T, vs->n_regs);
     tc__vm_rowcall c;
     float z;
-    if (rows < 2 || sp->n_red || R->by_row || loop < 0 || loop >= wten->rank || total > INT_MAX ||
+    if (rows < 2 || sp->n_red || loop < 0 || loop >= wten->rank || total > INT_MAX ||
         vs->vdt != TC_FLOAT32)
         return 0;
     for (in = vs->ins + vs->n_pro; in < op; in++)
@@ -13375,14 +13375,13 @@ TC__PRIVATE int tc__vm_ew_reduce_rows(tc__vm_run *R, const void *id, int64_t row
     w = tc__vm_ew_row_ptr(R);
     wstep = R->P->ts[sp->wt][loop] * (int64_t)tc_dtype_size(wten->dtype);
     memcpy(&z, id, sizeof z);
-    plain = sp->fused && wten->dtype == TC_FLOAT32;
     for (r = 0; r < rows; r++, w += wstep) {
 #define TC__VM_ROW_AT(k) (row[k] ? (const float *)(const void *)(row[k] + r * step[k]) : NULL)
-        folded = tc__k_chain_reduce_f32(c.code, red, &z, (float *)(void *)acc, TC__VM_ROW_AT(0),
-                                        TC__VM_ROW_AT(1), TC__VM_ROW_AT(2), t, n, 1);
+        tc__vm_ew_reduce_store(R, acc,
+                               tc__k_chain_reduce_f32(c.code, red, &z, (float *)(void *)acc, TC__VM_ROW_AT(0),
+                                                      TC__VM_ROW_AT(1), TC__VM_ROW_AT(2), t, n, 1),
+                               w);
 #undef TC__VM_ROW_AT
-        if (plain && folded) memcpy(w, acc, sizeof(float)); /* acc[0]: the value */
-        else tc__vm_ew_reduce_store(R, acc, folded, w);
     }
     return 1;
 }
