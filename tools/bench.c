@@ -16,9 +16,10 @@
    Usage: tc-bench [--csv] [--quick] [--threads 1,2] [--family F,...]
                    [--blas-core auto|keep|NAME] [KERNEL ...]
    Timing rule: warm-up calls, then at least 7 timed calls (CLOCK_MONOTONIC);
-   median, min and max are reported. tc and the naive loops at one thread
-   count take their calls in turn, round after round (see "Interleaved
-   timing"), so that their ratios compare calls made under the same load;
+   median, min and max are reported. tc and the naive loops, at every
+   thread count, take their calls in turn, round after round (see
+   "Interleaved timing"), so that their ratios compare calls made under the
+   same load;
    tc-opencl and OpenBLAS are timed alone. No figure is asserted anywhere. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -831,22 +832,32 @@ static row *measure(bench *b, kstate *k, int ki, const char *family, const char 
    shared machine falls on every variant alike rather than on whichever ran
    in that second: timed one after another, layernorm's ratio to naive-ffm
    moved between 0.5x and 1.0x from run to run, and a kernel's 2-thread
-   over 1-thread speedup between 1.4x and 1.9x. Each round starts one
-   variant further on. A variant's timed calls come right after untimed
-   ones of its own for WARM_RUN_S (unless a call takes WARM_S or more), so
-   they run as calls made back to back do: the pool's workers are awake and
-   spinning, and no worker spinning after another variant's call is left to
-   slow a timed one. One untimed call is not enough where a 1-thread call
-   left the second CPU idle: mm 512 at 2 threads, after 100 ms of one busy
-   thread, took 1.39, 1.09, 1.06, then 1.02 ms and less (a virtual CPU the
-   hypervisor let idle comes back slowly). (A thread that sleeps gives its
-   virtual CPU back: with a 0.3 ms sleep after every call instead, layernorm
-   and softmax ran up to twice as slow as back to back.) All variants share
-   the inputs and the output buffer, so each finds the caches as the one
-   before left them. */
+   over 1-thread speedup between 1.4x and 1.9x. A round takes the variants
+   of one thread count after another, fewest threads first, each group
+   starting one variant further on than in the round before. A variant's
+   timed calls come right after untimed ones of its own for WARM_RUN_S
+   (unless a call takes WARM_S or more), so they run as calls made back to
+   back do: the pool's workers are awake and spinning, and no worker
+   spinning after another variant's call is left to slow a timed one.
+   Where a round goes from fewer threads to more, the first variant's
+   untimed calls last WARM_WAKE_S: a virtual CPU the hypervisor let idle
+   while one thread ran comes back slowly. mm 512 at 2 threads, after 100
+   ms of one busy thread, took 1.39, 1.09, 1.06, then 1.02 ms and less;
+   layernorm 4096 x 1024 at 2 threads, in a lineup with the 1-thread
+   variants and 4 ms of untimed calls before each, took 0.91-1.00 ms (tc)
+   and 0.85-1.01 (naive-ffm) in 6 runs, against 0.62-0.65 and 0.70-0.90
+   with the 2-thread variants alone; with 20 ms before every variant,
+   0.63-0.65 and 0.68-0.71 in the full lineup, and 0.55-0.73 and
+   0.64-0.95 in 6 runs grouped as here (`make bench` then 2m45s, from
+   about 1m45s). (A thread that sleeps gives its virtual CPU back:
+   with a 0.3 ms sleep after every call instead, layernorm and softmax ran
+   up to twice as slow as back to back.) All variants share the inputs and
+   the output buffer, so each finds the caches as the one before left
+   them. */
 #define MAX_CONTENDERS 24
 #define WARM_S 0.05
 #define WARM_RUN_S 0.004
+#define WARM_WAKE_S 0.02
 
 typedef struct contender {
     row *r;
@@ -898,10 +909,10 @@ static int burst_count(const contender *v, double mean_s, int rounds) {
     return burst < 1 ? 1 : burst;
 }
 
-/* Untimed calls of v for WARM_RUN_S (at least one), unless its calls take
-   WARM_S or more; 1 when a call failed. */
-static int warm_up(contender *v) {
-    const double end = now_s() + WARM_RUN_S;
+/* Untimed calls of v for `span` seconds (at least one), unless its calls
+   take WARM_S or more; 1 when a call failed. */
+static int warm_up(contender *v, double span) {
+    const double end = now_s() + span;
     if (v->first >= WARM_S) return 0;
     do {
         if (v->fn(v->ctx, v->r->note, sizeof v->r->note)) return 1;
@@ -909,12 +920,32 @@ static int warm_up(contender *v) {
     return 0;
 }
 
+/* The lineup's variants in order of thread count (stable, so each group
+   keeps the families' order); group[j]: the first index of j's group, and
+   group_n[j] its size. */
+static void group_by_threads(lineup *L, int *group, int *group_n) {
+    int i, j, k;
+    for (i = 1; i < L->n; i++) { /* insertion sort: a handful of variants */
+        const contender c = L->c[i];
+        for (j = i; j > 0 && L->c[j - 1].r->threads > c.r->threads; j--) L->c[j] = L->c[j - 1];
+        L->c[j] = c;
+    }
+    for (i = 0; i < L->n; i = j) {
+        for (j = i; j < L->n && L->c[j].r->threads == L->c[i].r->threads; j++) continue;
+        for (k = i; k < j; k++) {
+            group[k] = i;
+            group_n[k] = j - i;
+        }
+    }
+}
+
 /* Every variant of the lineup: warm-up rounds, then timed rounds; the
    counts follow from a round's mean call (its slowest, when that takes over
    a second). A variant whose call fails leaves the rounds with its error. */
 static void time_lineup(const bench_opts *o, lineup *L) {
     double sum = 0.0, slowest = 0.0, mean;
-    int reps, warm, r, j, i, n = L->n, burst[MAX_CONTENDERS];
+    int reps, warm, r, j, i, n = L->n, burst[MAX_CONTENDERS], group[MAX_CONTENDERS],
+        group_n[MAX_CONTENDERS], last_threads = 0;
     if (n == 0) return;
     for (j = 0; j < n; j++) {
         sum += L->c[j].first;
@@ -923,13 +954,16 @@ static void time_lineup(const bench_opts *o, lineup *L) {
     mean = sum / n;
     warm = warm_count(o, mean);
     reps = rep_count(o, slowest > 1.0 ? slowest : mean);
+    group_by_threads(L, group, group_n);
     for (j = 0; j < n; j++) burst[j] = o->quick ? 1 : burst_count(&L->c[j], mean, reps);
     for (r = -warm; r < reps; r++)
         for (j = 0; j < n; j++) {
-            const int at = (r + warm + j) % n;
+            const int at = group[j] + (r + warm + j - group[j]) % group_n[j];
             contender *v = &L->c[at];
+            const int rise = v->r->threads > last_threads;
             if (v->r->status == ROW_ERROR) continue;
-            if (warm_up(v)) {
+            last_threads = v->r->threads;
+            if (warm_up(v, rise ? WARM_WAKE_S : WARM_RUN_S)) {
                 v->r->status = ROW_ERROR;
                 continue;
             }
