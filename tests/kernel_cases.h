@@ -595,6 +595,20 @@ static const kc_case kc_cases[] = {
      "    y(i,j) = (X(i,j) - A(i,j)) * X(i,j) + A(i,j)\n"
      "    z(i,j) = tanh(X(i,j) * m(i) + 1.0)\n}\n",
      "M=3 N=70001", 0, KC_LOOSE, 0},
+    /* a uniform value spread over a block inside a chain (X(i,j) * 2.0 +
+       b(j)): with streamed outputs (t_stream) one row call that reads the
+       block from its start in every piece (tc__vm_ew_chain_uni); the
+       spread operand in each link, a row's value or a constant, a scalar
+       last, a builtin after; rows of several pieces, starting anywhere in
+       a cache line */
+    {"ew-uniform-links",
+     "def eul(float(M,N) X, float(N) b, float(M) m) -> (p, q, r, t) {\n"
+     "    p(i,j) = X(i,j) * 2.0 + b(j)\n    q(i,j) = (X(i,j) - b(j)) * m(i) + b(j)\n"
+     "    r(i,j) = (X(i,j) + m(i)) * b(j) - 0.5\n    t(i,j) = (X(i,j) * b(j) + 3.0) * b(j)\n}\n",
+     "M=6 N=1531", "X=-4:4 b=-2:2 m=-2:2", KC_EXACT, 0},
+    {"ew-uniform-links-call",
+     "def eulc(float(M,N) X, float(N) b, float(M) m) -> (s) { s(i,j) = tanh(X(i,j) * m(i) - b(j)) }",
+     "M=5 N=1300", "X=-4:4 b=-2:2 m=-2:2", KC_LOOSE, 0},
     {"chain-pow2-tiny",
      "def pt(float(N) x, double(N) y) -> (a, b) {\n"
      "    a(i) = x(i) / 1.7014118e+38 + x(i) / 4.0\n"
