@@ -13276,9 +13276,9 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     if (row) return row;
     if (call_w && !exp_of && !sp->absorb && tc__vm_ew_call_row(T, op, last, scalar, last[1].dt2, w, total))
         return 1;
-    if (sp->stream && !acc && !sp->ew_call && !sp->absorb && !exp_of && !tc__vm_ew_no_regs(T, op, last, scalar) &&
-        tc__vm_ew_call_row(T, op, last, scalar, -1, w, total))
-        return 1; /* a uniform value spread over a block: X(i,j) * 2.0 + b(j) */
+    if (sp->stream && !acc && !sp->ew_call && !sp->absorb && !exp_of &&
+        !tc__vm_ew_no_regs(T, op, last, scalar) && tc__vm_ew_call_row(T, op, last, scalar, -1, w, total))
+        return 1; /* a uniform value spread over a block: X(i,j) * 2.0 + B(i,j) */
     if (acc && id) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));
     if (!acc && (exp_of || !sp->ew_call) && tc__vm_ew_no_regs(T, op, last, scalar)) {
         chain_nt = sp->stream && !exp_of && op < last && op->dt == TC_FLOAT32; /* streams itself */
