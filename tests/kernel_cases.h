@@ -600,11 +600,14 @@ static const kc_case kc_cases[] = {
        block from its start in every piece (tc__vm_ew_chain_uni); the
        spread operand in each link, a row's value or a constant, a scalar
        last, a builtin after; rows of several pieces, starting anywhere in
-       a cache line */
+       a cache line. u, v, w read one row (X): streamed through their row
+       call alone (tc__vm_plan_stream_chain) */
     {"ew-uniform-links",
-     "def eul(float(M,N) X, float(N) b, float(M) m) -> (p, q, r, t) {\n"
+     "def eul(float(M,N) X, float(N) b, float(M) m) -> (p, q, r, t, u, v, w) {\n"
      "    p(i,j) = X(i,j) * 2.0 + b(j)\n    q(i,j) = (X(i,j) - b(j)) * m(i) + b(j)\n"
-     "    r(i,j) = (X(i,j) + m(i)) * b(j) - 0.5\n    t(i,j) = (X(i,j) * b(j) + 3.0) * b(j)\n}\n",
+     "    r(i,j) = (X(i,j) + m(i)) * b(j) - 0.5\n    t(i,j) = (X(i,j) * b(j) + 3.0) * b(j)\n"
+     "    u(i,j) = (X(i,j) + 1.0) * 3.0\n    v(i,j) = X(i,j) * X(i,j) - m(i)\n"
+     "    w(i,j) = (X(i,j) - 1.0) * m(i) + 2.0\n}\n",
      "M=6 N=1531", "X=-4:4 b=-2:2 m=-2:2", KC_EXACT, 0},
     {"ew-uniform-links-call",
      "def eulc(float(M,N) X, float(N) b, float(M) m) -> (s) { s(i,j) = tanh(X(i,j) * m(i) - b(j)) }",
