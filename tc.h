@@ -9671,13 +9671,9 @@ TC__PRIVATE int tc__k_chain2_lines_f32(int code, float *TC__RESTRICT d, const fl
    their use; the address is computed as an integer, since it may lie past
    the array (a prefetch does not fault). */
 TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
-#if defined(__GNUC__) || defined(__clang__)
     uintptr_t q = (uintptr_t)p + (uintptr_t)ahead * sizeof(float);
     int i;
-    for (i = 0; p && i < n; i += 16) __builtin_prefetch((const void *)(q + (uintptr_t)i * sizeof(float)));
-#else
-    (void)p, (void)ahead, (void)n;
-#endif
+    for (i = 0; p && i < n; i += 16) tc__prefetch_at(q + (uintptr_t)i * sizeof(float));
 }
 /* One line TC__K_PRIME_AHEAD bytes past p (NULL: none), asked for once a
    piece: the hardware's stream prefetchers stop at each 4 KB page and
@@ -13299,10 +13295,9 @@ TC__PRIVATE int tc__vm_ew_run(tc__vm_run *R, int64_t total, void *acc, const voi
     if (row) return row;
     if (call_w && !exp_of && !sp->absorb && tc__vm_ew_call_row(T, op, last, scalar, last[1].dt2, w, total))
         return 1;
-    /* a streamed chain with a uniform value spread over a block (X(i,j) * 2.0 + B(i,j)), or one
+    /* a streamed chain, a uniform value spread over a block too (X(i,j) * 2.0 + B(i,j)), or one
        that streams only through its row call (tc__vm_plan_stream_chain): the row in one call */
     if ((sp->stream || sp->stream_chain) && !acc && !sp->ew_call && !sp->absorb && !exp_of &&
-        (sp->stream_chain || !tc__vm_ew_no_regs(T, op, last, scalar)) &&
         tc__vm_ew_call_row(T, op, last, scalar, -1, w, total))
         return 1;
     if (acc && id) tc__k_fill(esz, acc, id, tc__vm_lane_width(sp));

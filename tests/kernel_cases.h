@@ -600,8 +600,10 @@ static const kc_case kc_cases[] = {
        block from its start in every piece (tc__vm_ew_chain_uni); the
        spread operand in each link, a row's value or a constant, a scalar
        last, a builtin after; rows of several pieces, starting anywhere in
-       a cache line. u, v, w read one row (X): streamed through their row
-       call alone (tc__vm_plan_stream_chain) */
+       a cache line. u and w read one row (X) and spread a constant: streamed
+       through their row call alone (tc__vm_plan_stream_chain); v, with no
+       spread value, takes another path here (a row call one lane short left
+       it right) */
     {"ew-uniform-links",
      "def eul(float(M,N) X, float(N) b, float(M) m) -> (p, q, r, t, u, v, w) {\n"
      "    p(i,j) = X(i,j) * 2.0 + b(j)\n    q(i,j) = (X(i,j) - b(j)) * m(i) + b(j)\n"
