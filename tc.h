@@ -180,14 +180,16 @@ typedef struct tc_allocator { /* all NULL: TC_MALLOC & co.; else alloc_fn and fr
     X(FLOAT64, "float64", 8, 'f', "<f8")
 /* clang-format on */
 typedef enum tc_dtype {
+    TC_DTYPE_UNSET, /* 0: no dtype given (a zeroed tc_tensor); a run reports it, never
+                       reads it as a type; tc_dtype_name and friends give NULL / 0 */
 #define TC__DTYPE_ENUM(name, str, size, kind, npy) TC_##name,
     TC_DTYPES(TC__DTYPE_ENUM)
 #undef TC__DTYPE_ENUM
     TC_DTYPE_COUNT
 } tc_dtype;
 
-TC_API const char *tc_dtype_name(tc_dtype t);      /* "float32"; NULL when out of range */
-TC_API size_t tc_dtype_size(tc_dtype t);           /* bytes per element; 0 when out of range */
+TC_API const char *tc_dtype_name(tc_dtype t);      /* "float32"; NULL when unset or out of range */
+TC_API size_t tc_dtype_size(tc_dtype t);           /* bytes per element; 0 when unset or out of range */
 TC_API const char *tc_dtype_npy(tc_dtype t);       /* "<f4" */
 TC_API int tc_dtype_from_name(const char *s, tc_dtype *out); /* TC names and aliases; 1 found */
 
@@ -251,10 +253,18 @@ TC_API int tc_error_format(const tc_error *e, const char *file, const char *src,
 TC_API tc_status tc_compile(const tc_compile_desc *d, tc_program **out, tc_error *err);
 TC_API void tc_program_free(tc_program *p); /* NULL is a no-op */
 
-/* Warnings collected at compile time (never printed). Pointers live as long
-   as the program. */
+/* Warnings collected at compile time (never printed), in source order: a
+   statement that accumulates (+=, *=, min=, max= without !) into a tensor
+   nothing wrote before it, and an access that range inference does not
+   prove in bounds and that is checked once per run (`X(2*i + 1) where i in
+   0:(I+1)/2`). Reads a ?: or && / || guards, gathers and accesses at
+   constant indices (`I(y, 0)`) are checked as documented and not warned
+   about. tc_program_warning_def gives the def a warning belongs to (for a
+   tool that shows only the def it runs). Pointers live as long as the
+   program; out-of-range i gives NULL / -1. */
 TC_API int tc_program_num_warnings(const tc_program *p);
 TC_API const tc_error *tc_program_warning(const tc_program *p, int i);
+TC_API int tc_program_warning_def(const tc_program *p, int i);
 TC_API const char *tc_program_source(const tc_program *p); /* the program's copy */
 
 /* Defs: count, lookup by name (-1 when absent; NULL name = default entry),
@@ -292,8 +302,9 @@ TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_pl
 TC_API tc_status tc_plan_run(tc_plan *plan, const tc_run_desc *d, tc_error *err);
 TC_API void tc_plan_free(tc_plan *plan);
 
-/* Thread pools: n_threads workers in all (the caller counts as one).
-   Workers sleep when idle. a may be NULL (default allocator). */
+/* Thread pools: n_threads workers in all (the caller counts as one); 0
+   means the online CPUs (at most TC_MAX_THREADS). Workers sleep when idle.
+   a may be NULL (default allocator). */
 TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **out,
                                 tc_error *err);
 TC_API int tc_pool_num_threads(const tc_pool *pool);
@@ -660,7 +671,8 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #include <stdio.h> /* vsnprintf only: the library never prints */
 #include <string.h>
 #if !defined(TC_NO_THREADS)
-#include <sched.h> /* sched_yield: a long wait for another thread's work */
+#include <sched.h>  /* sched_yield: a long wait for another thread's work */
+#include <unistd.h> /* sysconf: tc_pool_create(0) takes the online CPUs */
 #endif
 #if defined(__AVX512F__)
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
@@ -814,7 +826,9 @@ typedef struct tc__ctx {
     int failed;
     int max_depth;
     tc_error *warnings;
-    int n_warnings, cap_warnings;
+    int *warning_defs; /* the def each warning belongs to */
+    int n_warnings, cap_warnings, cap_warning_defs;
+    int cur_def;       /* the def being compiled (-1: none yet) */
 } tc__ctx;
 
 TC__PRIVATE void tc__vformat_error(tc_error *e, tc_status code, tc__span sp, const char *fmt,
@@ -927,8 +941,11 @@ TC__PRIVATE void tc__warn(tc__ctx *C, tc__span sp, const char *fmt, ...) {
     tc_error *w;
     if (C->failed) return;
     if (!tc__grow(C, (void **)&C->warnings, &C->cap_warnings, C->n_warnings + 1,
-                  sizeof(tc_error)))
+                  sizeof(tc_error)) ||
+        !tc__grow(C, (void **)&C->warning_defs, &C->cap_warning_defs, C->n_warnings + 1,
+                  sizeof(int)))
         return;
+    C->warning_defs[C->n_warnings] = C->cur_def;
     w = &C->warnings[C->n_warnings++];
     va_start(ap, fmt);
     tc__vformat_error(w, TC_OK, sp, fmt, ap);
@@ -1073,6 +1090,7 @@ static const struct {
     char kind;
     const char *npy;
 } tc__dtypes[TC_DTYPE_COUNT] = {
+    {NULL, 0, 0, NULL}, /* TC_DTYPE_UNSET */
 #define TC__DTYPE_INFO(name, str, size, kind, npy) {str, size, kind, npy},
     TC_DTYPES(TC__DTYPE_INFO)
 #undef TC__DTYPE_INFO
@@ -1097,7 +1115,7 @@ TC_API const char *tc_dtype_npy(tc_dtype t) {
 TC_API int tc_dtype_from_name(const char *s, tc_dtype *out) {
     size_t i;
     if (!s) return 0;
-    for (i = 0; i < TC_DTYPE_COUNT; i++)
+    for (i = 1; i < TC_DTYPE_COUNT; i++)
         if (strcmp(s, tc__dtypes[i].name) == 0) {
             if (out) *out = (tc_dtype)i;
             return 1;
@@ -1176,7 +1194,7 @@ static const char *const tc__reduce_names[TC_REDUCE_COUNT] = {
     X(DEF, "def") X(WHERE, "where") X(IN, "in") X(EXISTS, "exists")              \
     X(LPAREN, "(") X(RPAREN, ")") X(LBRACE, "{") X(RBRACE, "}")                  \
     X(LBRACKET, "[") X(RBRACKET, "]") X(COMMA, ",") X(DOT, ".") X(COLON, ":")    \
-    X(SEMI, ";") X(QUESTION, "?") X(ARROW, "->")                                 \
+    X(SEMI, ";") X(QUESTION, "?") X(ARROW, "->") X(EQUIV, "<=>")                 \
     X(ASSIGN, "=") X(PLUS_EQ, "+=") X(TIMES_EQ, "*=") X(MIN_EQ, "min=")          \
     X(MAX_EQ, "max=") X(PLUS_EQ_B, "+=!") X(TIMES_EQ_B, "*=!")                   \
     X(MIN_EQ_B, "min=!") X(MAX_EQ_B, "max=!")                                    \
@@ -1350,6 +1368,7 @@ struct tc_program {
     void **backend;  /* n_defs: the VM's compiled form of each def */
     int n_warnings;
     tc_error *warnings;
+    int *warning_defs; /* per warning: its def */
 };
 
 /* ==== [tc:sx] Size expressions: evaluation and printing =================== */
@@ -2085,7 +2104,10 @@ TC__PRIVATE tc__tok tc__lex_punct_kind(int c, int next, int next2, size_t *len) 
         return next2 == '!' ? TC__T_TIMES_EQ_B : TC__T_TIMES_EQ;
     case '=': *len = next == '=' ? 2 : 1; return next == '=' ? TC__T_EQ : TC__T_ASSIGN;
     case '!': *len = next == '=' ? 2 : 1; return next == '=' ? TC__T_NE : TC__T_NOT;
-    case '<': *len = next == '=' ? 2 : 1; return next == '=' ? TC__T_LE : TC__T_LT;
+    case '<':
+        if (next == '=' && next2 == '>') *len = 3;
+        else *len = next == '=' ? 2 : 1;
+        return *len == 3 ? TC__T_EQUIV : next == '=' ? TC__T_LE : TC__T_LT;
     case '>': *len = next == '=' ? 2 : 1; return next == '=' ? TC__T_GE : TC__T_GT;
     case '&': *len = next == '&' ? 2 : 0; return TC__T_AND;
     case '|': *len = next == '|' ? 2 : 0; return TC__T_OR;
@@ -2655,17 +2677,34 @@ TC__PRIVATE int tc__parse_call_stmt(tc__parser *P, tc__stmt *s, tc__span first) 
     return 1;
 }
 
+/* equiv -> '<=>' IDENT '(' [expr {',' expr}] ')'
+ * The original TC's equivalence annotation (a statement names the library
+ * operation it equals, `<=> matmul(A(i,k), B(k,j))`): parsed so a typo is
+ * still a syntax error, then dropped; nothing checks or uses it. */
+TC__PRIVATE int tc__parse_equiv(tc__parser *P) {
+    tc__expr *e;
+    if (P->tok.kind != TC__T_IDENT || tc__parse_peek(P) != TC__T_LPAREN)
+        return tc__parse_error_found(P, TC_ERR_SYNTAX,
+                                     "expected an operation after '<=>', as in "
+                                     "'<=> matmul(A(i,k), B(k,j))'");
+    e = tc__parse_name_expr(P);
+    return e != NULL && !P->C->failed;
+}
+
 /* stmt -> call_stmt
- *       | IDENT [lhs_indices] assign expr [where_list]         comprehension */
+ *       | IDENT [lhs_indices] assign expr [equiv] [where_list] [equiv]   comprehension */
 TC__PRIVATE int tc__parse_stmt(tc__parser *P, const tc__def *d, tc__stmt *s) {
     tc__span first = P->tok.span;
+    int equiv = 0;
     s->lhs = tc__parse_take_name(P, &s->lhs_span);
     if (P->tok.kind == TC__T_COMMA || (P->tok.kind == TC__T_ASSIGN && tc__parse_is_call(P, d)))
         return tc__parse_call_stmt(P, s, first);
     if (P->tok.kind == TC__T_LPAREN && !tc__parse_lhs_indices(P, s)) return 0;
     if (!tc__parse_assign(P, s)) return 0;
     s->rhs = tc__parse_expr(P);
-    if (s->rhs && tc__parse_accept(P, TC__T_WHERE)) tc__parse_where_list(P, s);
+    if (s->rhs && tc__parse_accept(P, TC__T_EQUIV)) equiv = tc__parse_equiv(P);
+    if (s->rhs && !P->C->failed && tc__parse_accept(P, TC__T_WHERE)) tc__parse_where_list(P, s);
+    if (!equiv && s->rhs && !P->C->failed && tc__parse_accept(P, TC__T_EQUIV)) tc__parse_equiv(P);
     s->span = tc__parse_span_from(P, first);
     return !P->C->failed;
 }
@@ -2902,11 +2941,16 @@ TC__PRIVATE int tc__parse(tc__ctx *C, tc__ast *out) {
    - The extent of an output with a declared type is the declared dim
      (the inferred one is checked equal to it). When nothing else bounds a
      left-hand index of its first write, the declared dim is its range.
-   - Reads inside a ?: branch may not happen, so they bound no range and
-     need no precondition. Exception: when a round resolves nothing, a
-     branch read whose index uses one unresolved index variable and no
-     other (`W(m, c, kh, kw)` in a guarded conv gradient, not `dO(h - kh)`)
-     bounds it, as a last resort before the "cannot infer" error. When
+   - Reads inside a ?: branch may not happen, so they need no
+     precondition, and they bound ranges only when a round of the other
+     accesses (and a declared output) resolves nothing. Then first the
+     branch reads whose index is one unresolved variable alone bound it
+     (`W(m, c, kh, kw)` in a guarded conv gradient), and only when those
+     resolve nothing, any branch read with one unresolved variable (`(K >
+     0) ? A(i + k) * W(k) : 0` gives k from W, then i from A), before the
+     "cannot infer" error. So a read the ?: guards (`i < 3 ? A(i) : 0`
+     beside B(i), `dO(h - kh)` with h given by a where) never narrows a
+     range that other reads give. When
      their bounds are not provable branch reads keep a
      general index, which the back end checks per element where the branch
      is taken (SEMANTICS.md §6: `(h >= P && h < H + P) ? I(h - P) : 0`).
@@ -3550,7 +3594,7 @@ TC__PRIVATE int tc__sm_builtin_id(const char *name) {
 }
 TC__PRIVATE int tc__sm_dtype(const char *name, tc_dtype *out) {
     size_t i;
-    for (i = 0; i < TC_DTYPE_COUNT; i++)
+    for (i = 1; i < TC_DTYPE_COUNT; i++)
         if (tc__dtypes[i].name[0] == name[0] && strcmp(tc__dtypes[i].name, name) == 0) {
             *out = (tc_dtype)i;
             return 1;
@@ -4221,15 +4265,6 @@ TC__PRIVATE tc__sm_val tc__sm_read(tc__sm_stmt *st, const tc__expr *e, int t) {
     }
     for (d = 0; d < rank; d++)
         if (!tc__sm_index(st, e, t, d, &ix[d])) return tc__sm_fail_val();
-    for (d = 0; d < rank; d++)
-        if (!ix[d].affine && !st->in_exists && !S->inline_depth) {
-            char text[128];
-            tc__sm_text(S, e->span, text, sizeof text);
-            tc__warn(S->C, e->span,
-                     "%s: index %d is data-dependent or not affine, so it is bounds-checked per "
-                     "element at run time", text, d);
-            break;
-        }
     id = tc__sm_node(st, TC_IR_READ, S->t[t].dtype, 0, NULL);
     if (id < 0 || !tc__grow(S->C, (void **)&st->reads, &st->cap_reads, st->n_reads + 1,
                             sizeof(tc__sm_readix)))
@@ -4807,6 +4842,16 @@ TC__PRIVATE const tc__expr *tc__sm_find_use(tc__sm_stmt *st, const tc__expr *e, 
     return NULL;
 }
 
+/* Whether the access's index is exactly variable v (coefficient 1, no
+   other variable, offset 0). */
+TC__PRIVATE int tc__range_plain(const tc__sm_stmt *st, const tc__sm_access *a, int v) {
+    int u;
+    int64_t k;
+    for (u = 0; u < st->n_vars; u++)
+        if (a->coef[u] != (u == v)) return 0;
+    return a->div == 0 && tc__sx_isconst(st->S, a->off, &k) && k == 0;
+}
+
 /* No round made progress: name the unresolved variables and suggest a
    where clause. */
 TC__PRIVATE int tc__range_fail(tc__sm_stmt *st) {
@@ -4824,8 +4869,15 @@ TC__PRIVATE int tc__range_fail(tc__sm_stmt *st) {
     strcpy(size, "<size>");
     for (i = 0; i < st->n_acc; i++) {
         const tc__sm_access *a = &st->acc[i];
+        int j, seen = 0;
         if (a->coef[first] == 0 || !a->expr) continue;
-        if (nuse == 0) tc__sm_sxstr(st->S, st->S->t[a->tensor].extent[a->dim], size, sizeof size);
+        for (j = 0; j < i; j++) /* one read, however many of its dimensions use it */
+            seen |= st->acc[j].expr == a->expr && st->acc[j].coef[first] != 0;
+        if (seen) continue;
+        /* the read's size is the range only where the index is the variable itself:
+           A(i + k) needs i in 0:N-K+1, not 0:N */
+        if (nuse == 0 && tc__range_plain(st, a, first))
+            tc__sm_sxstr(st->S, st->S->t[a->tensor].extent[a->dim], size, sizeof size);
         tc__sm_access_text(st, a, tmp, sizeof tmp);
         if (nuse++ < 2) tc__bprintf(&b, "%s%s", nuse > 1 ? ", " : "", tmp);
     }
@@ -4871,8 +4923,10 @@ TC__PRIVATE int tc__range_void(const tc__sema *S, const tc__sm_var *x, int branc
 
 /* One round: every access with a single unresolved variable proposes an
    interval; intersect per variable, resolve. Returns the number resolved.
-   Reads in ?: branches count only in a fallback round (`branches`), when
-   nothing else bounds a variable, and only through pure indices. */
+   Reads in ?: branches count only in fallback rounds, when nothing else
+   bounds a variable: with `branches` 1 those whose index is the variable
+   alone (pure), with 2, when those resolve nothing either, any with one
+   unresolved variable. */
 TC__PRIVATE int tc__range_round(tc__sm_stmt *st, int *lo_c, int *hi_c, int branches) {
     tc__sema *S = st->S;
     int i, v, lo, hi, progress = 0;
@@ -4883,7 +4937,7 @@ TC__PRIVATE int tc__range_round(tc__sm_stmt *st, int *lo_c, int *hi_c, int branc
         if (a->lhs && !S->ti[a->tensor].sized) continue; /* only i >= 0, applied below */
         if (a->branch && (!branches || a->exists)) continue; /* may not happen */
         v = tc__range_single(st, a);
-        if (a->branch && v >= 0 && !tc__range_pure(st, a, v)) continue;
+        if (a->branch && v >= 0 && branches < 2 && !tc__range_pure(st, a, v)) continue;
         if (v < 0 || a->coef[v] == INT64_MIN) continue;
         if (!tc__range_interval(st, a, v, &lo, &hi)) return -1;
         lo_c[v] = lo_c[v] < 0 ? lo : tc__sx_bin(S, TC_SX_MAX, lo_c[v], lo);
@@ -4941,6 +4995,7 @@ TC__PRIVATE int tc__range_infer(tc__sm_stmt *st) {
         r = tc__range_round(st, lo_c, hi_c, 0);
         if (r == 0) r = tc__range_declared(st);
         if (r == 0) r = tc__range_round(st, lo_c, hi_c, 1);
+        if (r == 0) r = tc__range_round(st, lo_c, hi_c, 2);
         if (r < 0) return 0;
         if (r == 0) return tc__range_fail(st);
     }
@@ -5032,6 +5087,20 @@ TC__PRIVATE int tc__range_branch_read(tc__sm_stmt *st, const tc__sm_access *a) {
     return 2;
 }
 
+/* Whether a run-time check of a is worth a warning: an access that uses
+   loop indices and that no ?: or && / || guards (its bounds then depend
+   on the ranges the statement gave it: `X(2*i + 1) where i in 0:(I+1)/2`).
+   A guarded read is checked where it is read, as the guard intends, and
+   one at constant indices (`I(y, 0)`, `I(y, W - 1)`) only needs that
+   dimension to be long enough: neither says anything worth acting on. */
+TC__PRIVATE int tc__range_worth_warning(const tc__sm_stmt *st, const tc__sm_access *a) {
+    int v;
+    if (a->guarded || st->S->inline_depth) return 0;
+    for (v = 0; v < st->n_vars; v++)
+        if (a->coef[v] != 0) return 1;
+    return 0;
+}
+
 TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
     int i;
     const tc__expr *warned = NULL;
@@ -5044,15 +5113,12 @@ TC__PRIVATE int tc__range_checks(tc__sm_stmt *st, int stmt) {
             continue;
         r = a->guarded ? tc__range_branch_read(st, a) : tc__range_check_access(st, a, stmt);
         if (!r) return 0;
-        if (r == 2 && !st->S->inline_depth && (!a->expr || a->expr != warned)) {
+        if (r == 2 && tc__range_worth_warning(st, a) && (!a->expr || a->expr != warned)) {
             char text[128];
             tc__sm_access_text(st, a, text, sizeof text);
             tc__warn(st->S->C, a->expr ? a->expr->span : st->st->lhs_span,
-                     a->guarded ? "range inference does not prove %s in bounds: it is checked "
-                                  "at run time, where it is read (a ?: branch taken, or && / || "
-                                  "evaluating it)"
-                                : "range inference does not prove %s in bounds: it is checked "
-                                  "at run time",
+                     "range inference does not prove %s in bounds: it is checked at run time, "
+                     "before anything is written",
                      text);
             warned = a->expr;
         }
@@ -5156,6 +5222,48 @@ TC__PRIVATE int tc__lower_define(tc__sm_stmt *st, int t) {
     return !S->C->failed;
 }
 
+/* Whether `name` occurs inside an index of a tensor access in e (lets
+   followed where they are used; *budget bounds the walk). */
+TC__PRIVATE int tc__sm_indexes(tc__sm_stmt *st, const tc__expr *e, const char *name,
+                               int in_index, long *budget) {
+    int i, li, tensor;
+    if (!e || --*budget < 0) return 1; /* too large to tell: let inference decide */
+    if (e->kind == TC__E_IDENT) {
+        li = tc__sm_let_find(st, e->name);
+        if (li >= 0) return tc__sm_indexes(st, st->lets[li].w->expr, name, in_index, budget);
+        return in_index && strcmp(e->name, name) == 0;
+    }
+    tensor = e->kind == TC__E_CALL && tc__sm_lookup(st->E, e->name) &&
+             tc__sm_lookup(st->E, e->name)->kind == TC__SM_TENSOR;
+    for (i = 0; i < e->nargs; i++)
+        if (tc__sm_indexes(st, e->args[i], name, in_index || tensor, budget)) return 1;
+    return 0;
+}
+
+/* An implicit index that no tensor access indexes with and no `where`
+   ranges cannot be an index at all: a scalar the def forgot to declare
+   (`P(i,c) + V(i,c) * dt`), not a reduction to fix with +=. */
+TC__PRIVATE int tc__lower_undeclared(tc__sm_stmt *st) {
+    const tc__stmt *s = st->st;
+    int v, i;
+    for (v = 0; v < st->n_vars; v++) {
+        long budget = 1L << 16;
+        int used;
+        if (st->vars[v].lhs >= 0 || st->vars[v].fixed) continue;
+        used = tc__sm_indexes(st, s->rhs, st->vars[v].name, 0, &budget);
+        for (i = 0; i < s->n_where && !used; i++)
+            if (s->where[i].kind == TC__W_EXISTS)
+                used = tc__sm_indexes(st, s->where[i].expr, st->vars[v].name, 0, &budget);
+        if (!used)
+            return tc__fail(st->S->C, TC_ERR_NAME, st->vars[v].span,
+                            "%s is not declared: it is not a parameter, a size or a where binding, "
+                            "and no tensor is indexed by it; declare it as a parameter "
+                            "(float %s) or give it a range (where %s in 0:N)",
+                            st->vars[v].name, st->vars[v].name, st->vars[v].name);
+    }
+    return 1;
+}
+
 /* Rank check (or set), reduction operator check, warnings. */
 TC__PRIVATE int tc__lower_lhs(tc__sm_stmt *st, int t) {
     tc__sema *S = st->S;
@@ -5170,6 +5278,7 @@ TC__PRIVATE int tc__lower_lhs(tc__sm_stmt *st, int t) {
         return tc__fail(S->C, TC_ERR_LIMIT, s->lhs_span, "%s has more than %d dimensions",
                         S->t[t].name, TC_MAX_RANK);
     S->t[t].rank = s->n_idx;
+    if (!tc__lower_undeclared(st)) return 0;
     for (v = 0; v < st->n_vars; v++)
         if (st->vars[v].lhs < 0 && s->reduce == TC_REDUCE_ASSIGN) {
             char lhs[128];
@@ -11165,7 +11274,11 @@ typedef struct tc__vm_splan {
     int mk, mk_x, mk_y, mk_row, mk_lanes, n_mk_outer, mk_packed;
     int *mk_outer;      /* output loops other than the lane and row loops */
     int64_t mk_T, mk_lane_tiles, mk_row_blocks;
-    int64_t *mk_ox, *mk_oy; /* per reduction step: offsets in X and Y */
+    int64_t *mk_ox, *mk_oy; /* per reduction step: offsets in X and Y from the first
+                               step's, which is mk_x0, mk_y0 (the reduction loops' lower
+                               bounds): an offset a reduction's range cancels (X(k - 2^40)
+                               with k from 2^40) never leaves the tensor */
+    int64_t mk_x0, mk_y0;
     int ct;             /* run by the packed contraction engine (tc_contract.h) */
     tc__contract_shape ct_shape;
     int shrink;         /* chunks shrink: the first half hold 3/4 of the items,
@@ -12062,9 +12175,11 @@ TC__PRIVATE int tc__vm_mk_tables(tc_plan *P, tc__vm_splan *sp) {
         ox += sx_[l] * sp->lo[l];
         oy += sy[l] * sp->lo[l];
     }
+    sp->mk_x0 = ox;
+    sp->mk_y0 = oy;
     for (;;) {
-        sp->mk_ox[t] = ox;
-        sp->mk_oy[t] = oy;
+        sp->mk_ox[t] = ox - sp->mk_x0;
+        sp->mk_oy[t] = oy - sp->mk_y0;
         if (++t == sp->mk_T) return 1;
         for (k = sp->n_red - 1; k >= 0; k--) { /* odometer, last loop fastest */
             l = sp->red[k];
@@ -12728,6 +12843,7 @@ TC__PRIVATE void tc__vm_wred_rows(tc__vm_run *R, const unsigned char *id, int ro
         if (!sp->st->loops[k].reduction) roff += rp->lstride[k] * idx[k]; /* the table: the rest */
         if (k < P->ir->tensors[sp->wt].rank) woff += ts[k] * idx[k];
     }
+    roff += sp->mk_x0;
     if (row >= 0) {
         rs = rp->lstride[row];
         ws = ts[row];
@@ -13825,8 +13941,8 @@ TC__PRIVATE void tc__vm_mk_items(tc__vm_run *R, int64_t first, int64_t last) {
             yo += Y->lstride[k] * idx[k];
         }
         for (d = 0; d < rank; d++) wo += idx[d] * P->ts[wt][d];
-        A.X = R->T->ptr[X->tensor] + xo * (int64_t)esz;
-        A.Y = R->T->ptr[Y->tensor] + yo * (int64_t)esz;
+        A.X = R->T->ptr[X->tensor] + (xo + sp->mk_x0) * (int64_t)esz;
+        A.Y = R->T->ptr[Y->tensor] + (yo + sp->mk_y0) * (int64_t)esz;
         A.W = R->T->ptr[wt] + wo * (int64_t)esz;
         if (sp->mk_packed) { /* one pack per strip: the row blocks of a strip follow */
             A.packed = 0;
@@ -13940,6 +14056,10 @@ TC__PRIVATE tc_status tc__vm_check_align(const char *name, const void *data, tc_
 TC__PRIVATE tc_status tc__vm_check_arg(const tc_ir_tensor *t, const tc_tensor *x, tc_error *err) {
     tc_status rc;
     int d;
+    if (x->dtype == TC_DTYPE_UNSET)
+        return tc__set_error(err, TC_ERR_TYPE,
+                             "%s: dtype not set (tc_tensor.dtype is 0, TC_DTYPE_UNSET): it "
+                             "should be %s", t->name, tc_dtype_name(t->dtype));
     if ((unsigned)x->dtype >= TC_DTYPE_COUNT || x->dtype != t->dtype)
         return tc__set_error(err, TC_ERR_TYPE, "%s: expected dtype %s, given %s", t->name,
                              tc_dtype_name(t->dtype),
@@ -14283,6 +14403,17 @@ TC__PRIVATE void *tc__pool_worker(void *arg) {
 }
 #endif
 
+/* The online CPUs, at most TC_MAX_THREADS (1 without threads, or where the
+   system cannot say). */
+TC__PRIVATE int tc__online_cpus(void) {
+#if !defined(TC_NO_THREADS) && defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > TC_MAX_THREADS ? TC_MAX_THREADS : (int)n;
+#else
+    return 1;
+#endif
+}
+
 TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **out,
                                 tc_error *err) {
     tc_pool *P;
@@ -14290,10 +14421,11 @@ TC_API tc_status tc_pool_create(int n_threads, const tc_allocator *a, tc_pool **
     tc__clear_error(err);
     if (!out) return tc__set_error(err, TC_ERR_INVALID_ARGUMENT, "tc_pool_create: out is NULL");
     *out = NULL;
+    if (n_threads == 0) n_threads = tc__online_cpus();
     if (n_threads < 1 || n_threads > TC_MAX_THREADS)
         return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
-                             "tc_pool_create: %d threads; 1 to %d are allowed", n_threads,
-                             TC_MAX_THREADS);
+                             "tc_pool_create: %d threads; 1 to %d are allowed (0: the online "
+                             "CPUs)", n_threads, TC_MAX_THREADS);
     if (tc__check_allocator(a, "tc_pool_create", err) != TC_OK) return TC_ERR_INVALID_ARGUMENT;
     memset(&al, 0, sizeof al);
     if (a) al = *a;
@@ -16095,8 +16227,10 @@ TC__PRIVATE int tc__compile_all(tc__ctx *C, tc_program *p) {
     p->ir = (tc_ir_def *)tc__alloc_n(C, (size_t)(ast.n_defs ? ast.n_defs : 1), sizeof(tc_ir_def));
     p->backend = (void **)tc__alloc_n(C, (size_t)(ast.n_defs ? ast.n_defs : 1), sizeof(void *));
     if (!p->ir || !p->backend) return 0;
-    for (i = 0; i < ast.n_defs; i++)
+    for (i = 0; i < ast.n_defs; i++) {
+        C->cur_def = i;
         if (!tc__frontend_def(C, &ast, i, &p->ir[i])) return 0;
+    }
     for (i = 0; i < ast.n_defs; i++)
         if (!tc__backend_def(C, &p->ir[i], &p->backend[i])) return 0;
     return 1;
@@ -16125,6 +16259,7 @@ TC_API tc_status tc_compile(const tc_compile_desc *d, tc_program **out, tc_error
     p->alloc = d->allocator;
     p->arena.alloc = d->allocator;
     memset(&C, 0, sizeof C);
+    C.cur_def = -1;
     C.arena = &p->arena;
     C.err = err;
     C.max_depth = d->max_depth > 0 ? d->max_depth : TC_MAX_DEPTH;
@@ -16139,6 +16274,7 @@ TC_API tc_status tc_compile(const tc_compile_desc *d, tc_program **out, tc_error
         return err->code != TC_OK ? err->code : TC_ERR_BACKEND;
     }
     p->warnings = C.warnings;
+    p->warning_defs = C.warning_defs;
     p->n_warnings = C.n_warnings;
     *out = p;
     return TC_OK;
@@ -16149,6 +16285,9 @@ TC_API void tc_program_free(tc_program *p) { tc__program_destroy(p); }
 TC_API int tc_program_num_warnings(const tc_program *p) { return p ? p->n_warnings : 0; }
 TC_API const tc_error *tc_program_warning(const tc_program *p, int i) {
     return p && i >= 0 && i < p->n_warnings ? &p->warnings[i] : NULL;
+}
+TC_API int tc_program_warning_def(const tc_program *p, int i) {
+    return p && i >= 0 && i < p->n_warnings ? p->warning_defs[i] : -1;
 }
 TC_API const char *tc_program_source(const tc_program *p) { return p ? p->source : NULL; }
 TC_API int tc_program_num_defs(const tc_program *p) { return p ? p->n_defs : 0; }

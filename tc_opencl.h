@@ -331,12 +331,15 @@ static const struct {
     tc_dtype dt;
     const char *storage, *compute, *wrap, *sfx;
 } tc__ocl_types[TC_DTYPE_COUNT] = {
+    {TC_DTYPE_UNSET, "", "", "", ""},
 #define TC__OCL_TYPE_INFO(dt, st, ct, wt, sfx) {TC_##dt, st, ct, wt, sfx},
     TC__OCL_TYPES(TC__OCL_TYPE_INFO)
 #undef TC__OCL_TYPE_INFO
 };
 
-TC__OCL_PRIVATE int tc__ocl_dt_ok(tc_dtype t) { return (unsigned)t < (unsigned)TC_DTYPE_COUNT; }
+TC__OCL_PRIVATE int tc__ocl_dt_ok(tc_dtype t) {
+    return t != TC_DTYPE_UNSET && (unsigned)t < (unsigned)TC_DTYPE_COUNT;
+}
 TC__OCL_PRIVATE int tc__ocl_is_float(tc_dtype t) {
     return t == TC_FLOAT16 || t == TC_FLOAT32 || t == TC_FLOAT64;
 }
@@ -1006,16 +1009,16 @@ TC__OCL_PRIVATE void tc__ocl_put_const(tc__ocl_str *s, tc_dtype t, int64_t iv, d
     case TC_UINT64: tc__ocl_printf(s, "%lluUL", (unsigned long long)(uint64_t)iv); break;
     case TC_FLOAT16: case TC_FLOAT32: tc__ocl_put_float(s, fv, 0); break;
     case TC_FLOAT64: tc__ocl_put_float(s, fv, 1); break;
-    case TC_DTYPE_COUNT: break;
+    case TC_DTYPE_UNSET: case TC_DTYPE_COUNT: break;
     }
 }
 /* The identity of a reduction in dtype t (ASSIGN: 0). */
 TC__OCL_PRIVATE void tc__ocl_put_identity(tc__ocl_str *s, tc_reduce r, tc_dtype t) {
-    static const int64_t imax[TC_DTYPE_COUNT] = {1,          127,       32767, 2147483647,
-                                                 INT64_MAX,  255,       65535, 4294967295LL,
-                                                 -1,         0,         0,     0};
-    static const int64_t imin[TC_DTYPE_COUNT] = {0, -128, -32768, INT32_MIN, INT64_MIN, 0,
-                                                 0, 0,    0,      0,         0,         0};
+    static const int64_t imax[TC_DTYPE_COUNT] = {0,          1,         127,   32767,
+                                                 2147483647, INT64_MAX, 255,   65535,
+                                                 4294967295LL, -1,      0,     0,     0};
+    static const int64_t imin[TC_DTYPE_COUNT] = {0, 0, -128, -32768, INT32_MIN, INT64_MIN, 0,
+                                                 0, 0, 0,    0,      0,         0};
     int is_f = tc__ocl_is_float(t);
     switch (r) {
     case TC_REDUCE_PROD: tc__ocl_put_const(s, t, 1, 1.0); break;
@@ -2360,7 +2363,8 @@ TC__OCL_PRIVATE tc_status tc__ocl_check_arg(const tc_ir_tensor *t, const tc_tens
     if ((unsigned)x->dtype >= (unsigned)TC_DTYPE_COUNT || x->dtype != t->dtype)
         return tc__ocl_error(
             err, TC_ERR_TYPE, "%s: expected dtype %s, given %s", t->name, tc_dtype_name(t->dtype),
-            (unsigned)x->dtype < (unsigned)TC_DTYPE_COUNT ? tc_dtype_name(x->dtype) : "?");
+            x->dtype == TC_DTYPE_UNSET ? "none (dtype not set)"
+            : (unsigned)x->dtype < (unsigned)TC_DTYPE_COUNT ? tc_dtype_name(x->dtype) : "?");
     if (x->rank != t->rank)
         return tc__ocl_error(err, TC_ERR_SHAPE, "%s: expected rank %d, given rank %d", t->name,
                              t->rank, x->rank);

@@ -141,12 +141,16 @@ printf 'def f(float(N) a) -> (b) {\n    b(i) = a(i) * q(i)\n}\n' >undef.tc
 t "check undefined tensor" 1 "$TC" check undef.tc
 has "undefined tensor position" err "undef.tc:2:19: error:"
 
-# ---- usage errors: exit 2 with the usage text ----
+# ---- usage errors: exit 2, one error line and the command's synopsis ----
+# (not the whole usage: that is `tc --help`)
 usage() { # NAME ARGS...
     local name=$1
     shift
     t "usage: $name" 2 "$TC" "$@"
-    has "usage text: $name" err "usage: tc COMMAND"
+    has "usage error line: $name" err "tc: error: "
+    if grep -q '^commands:' err || [ "$(wc -l <err)" -gt 8 ]; then
+        bad "usage: $name: the whole usage text again"; head -n 12 err | sed 's/^/    /'
+    else ok; fi
 }
 usage "no command"
 usage "unknown command" frobnicate mm.tc
@@ -183,6 +187,13 @@ t "unknown size" 2 "$TC" infer mm.tc M=2 Q=3
 has "unknown size message" err "unknown size 'Q'; the sizes of def mm: M K N"
 t "help" 0 "$TC" --help
 has "help text" out "usage: tc COMMAND"
+for cmd in check infer run disasm loops opencl bench; do
+    t "$cmd --help" 0 "$TC" $cmd --help
+    has "$cmd --help: its synopsis" out "  $cmd "
+    t "$cmd -h after arguments" 0 "$TC" $cmd mm.tc -h
+    t "help $cmd" 0 "$TC" help $cmd
+done
+t "help of an unknown command" 2 "$TC" help frob
 
 # ---- infer: text ----
 t "infer symbolic" 0 "$TC" infer mm.tc
@@ -269,12 +280,12 @@ t "a NUL byte is a source error" 1 "$TC" check nul.tc
 line "a NUL byte at its line and column" err "nul.tc:2:14: error: unexpected character (byte 0x00): a NUL byte in the source"
 printf '\357\273\277def f(float(N) A) -> (B) {\r\n  B(i) = A(i) + Q\r\n}\r\n' >crlf.tc
 t "a byte order mark and CRLF lines" 1 "$TC" check crlf.tc
-same "CRLF: the echoed line has no CR" err "crlf.tc:2:17: error: Q appears only on the right, so B(i) reduces over it: use +=, *=, min= or max= (with ! to initialise)
+same "CRLF: the echoed line has no CR" err "crlf.tc:2:17: error: Q is not declared: it is not a parameter, a size or a where binding, and no tensor is indexed by it; declare it as a parameter (float Q) or give it a range (where Q in 0:N)
   B(i) = A(i) + Q
                 ^"
 printf '\357\273\277def f(float(N) A) -> (B) { B(i) = A(i) + Q }' >bom.tc
 t "a byte order mark before the first def" 1 "$TC" check bom.tc
-same "columns after a byte order mark" err "bom.tc:1:42: error: Q appears only on the right, so B(i) reduces over it: use +=, *=, min= or max= (with ! to initialise)
+same "columns after a byte order mark" err "bom.tc:1:42: error: Q is not declared: it is not a parameter, a size or a where binding, and no tensor is indexed by it; declare it as a parameter (float Q) or give it a range (where Q in 0:N)
 def f(float(N) A) -> (B) { B(i) = A(i) + Q }
                                          ^"
 
@@ -470,4 +481,44 @@ else
     has "no opencl runner message" err "no OpenCL runner"
 fi
 
+
+# ---- what new users hit: inline scalars, warnings per def, -q ----
+printf 'def step(float(N,C) P, float(N,C) V, float dt) -> (P2) { P2(i,c) = P(i,c) + V(i,c) * dt }\n' >step.tc
+"$PY" -c "import numpy as np; np.save('P.npy', np.ones((4,3), np.float32)); np.save('V.npy', np.arange(12, dtype=np.float32).reshape(4,3)); np.save('dt.npy', np.array(0.25, np.float32))"
+t "inline scalar" 0 "$TC" run step.tc -i P=P.npy -i V=V.npy -i dt=0.5 -o sc1
+py "inline scalar result" "assert (np.load('sc1/P2.npy') == 1 + np.arange(12, dtype=np.float32).reshape(4,3) * np.float32(0.5)).all()"
+t "inline scalar, exponent form" 0 "$TC" run step.tc -i P=P.npy -i V=V.npy -i dt=1e-1 -o sc2
+t "a 0-rank input from a file still" 0 "$TC" run step.tc -i P=P.npy -i V=V.npy -i dt=dt.npy -o sc3
+py "0-rank file result" "assert (np.load('sc3/P2.npy') == 1 + np.arange(12, dtype=np.float32).reshape(4,3) * np.float32(0.25)).all()"
+t "a 0-rank input that is neither" 1 "$TC" run step.tc -i P=P.npy -i V=V.npy -i dt=abc -o sc4
+has "neither message" err "input dt is 0-rank: give a number"
+t "a number for a tensor input is a path" 1 "$TC" run step.tc -i P=3 -i V=V.npy -i dt=1 -o sc5
+printf 'def s(int8 k, float(N) A) -> (B, C) { B(i) = A(i) * k\n C(j) = A(j) where j in 0:N }\n' >k8.tc
+"$PY" -c "import numpy as np; np.save('a3.npy', np.arange(3, dtype=np.float32))"
+t "inline integer scalar" 0 "$TC" run k8.tc -i A=a3.npy -i k=-3 -o sc6
+py "inline integer result" "assert (np.load('sc6/B.npy') == np.arange(3, dtype=np.float32) * -3).all()"
+t "an integer input given a float" 1 "$TC" run k8.tc -i A=a3.npy -i k=0.5 -o sc7
+t "an integer input out of its range" 1 "$TC" run k8.tc -i A=a3.npy -i k=300 -o sc8
+has "range message" err "out of its range"
+t "forgotten scalar" 1 "$TC" check <(printf 'def step(float(N,C) P, float(N,C) V) -> (P2) { P2(i,c) = P(i,c) + V(i,c) * dt }\n')
+has "forgotten scalar message" err "dt is not declared"
+has "forgotten scalar hint" err "declare it as a parameter (float dt)"
+printf 'def acc(float(N) A) -> (S) { S(j) += A(i) where j in 0:1 }\ndef odd(float(I) X) -> (O) { O(i) = X(2*i + 1) where i in 0:(I+1)/2 }\ndef fine(float(N) A) -> (B) { B(i) = A(i) }\n' >warn.tc
+"$PY" -c "import numpy as np; np.save('a4.npy', np.arange(4, dtype=np.float32))"
+t "check warns about every def" 0 "$TC" check warn.tc
+has "check: acc's warning" err "warn.tc:1:"
+has "check: odd's warning" err "warn.tc:2:"
+t "check -q" 0 "$TC" check warn.tc -q
+empty "check -q is quiet" err
+t "check --no-warnings" 0 "$TC" check --no-warnings warn.tc
+empty "check --no-warnings is quiet" err
+t "run warns only about the def it runs" 0 "$TC" run warn.tc --entry fine -i A=a4.npy -o w1
+empty "run --entry fine: no warnings" err
+t "run of a def with a warning" 0 "$TC" run warn.tc --entry acc -i A=a4.npy -o w2
+has "run --entry acc warns" err "warn.tc:1:"
+if grep -q 'warn.tc:2:' err; then bad "run --entry acc warned about odd"; else ok; fi
+t "infer --entry odd" 0 "$TC" infer warn.tc --entry odd
+if grep -q 'warn.tc:1:' err; then bad "infer --entry odd warned about acc"; else ok; fi
+printf 'def mm(float(M,K) A, float(K,N) B) -> (O) {\n  O(i,j) +=! A(i,k) * B(k,j) <=> matmul(A(i,k), B(k,j))\n}\n' >equiv.tc
+t "equivalence annotation" 0 "$TC" check equiv.tc
 echo "RESULT $pass $fail"

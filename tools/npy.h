@@ -51,7 +51,7 @@ typedef struct npy__dtype_row {
     size_t size;
 } npy__dtype_row;
 #define NPY__DTYPE_ROW(name, str, size, kind, npy) {TC_##name, npy, size},
-static const npy__dtype_row npy__dtypes[] = {TC_DTYPES(NPY__DTYPE_ROW)};
+static const npy__dtype_row npy__dtypes[] = {{TC_DTYPE_UNSET, "", 0}, TC_DTYPES(NPY__DTYPE_ROW)};
 #undef NPY__DTYPE_ROW
 #define NPY__N_DTYPES ((int)(sizeof npy__dtypes / sizeof npy__dtypes[0]))
 
@@ -119,7 +119,7 @@ NPY__FN int npy__parse_descr(const char *v, tc_dtype *dt, char *order, const cha
         npy__err(err, cap, "unsupported dtype '%s'", buf);
         return -1;
     }
-    for (i = 0; i < NPY__N_DTYPES; i++)
+    for (i = 1; i < NPY__N_DTYPES; i++) /* row 0: TC_DTYPE_UNSET */
         if (strcmp(buf + 1, npy__dtypes[i].descr + 1) == 0) {
             *dt = npy__dtypes[i].dtype;
             return 0;

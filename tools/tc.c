@@ -43,30 +43,38 @@
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-static const char usage_text[] =
-    "usage: tc COMMAND FILE.tc [OPTIONS]\n"
-    "\n"
-    "commands:\n"
-    "  check  FILE.tc                         check every def; errors as FILE:LINE:COL\n"
+/* Each command's synopsis, as `tc --help` and `tc COMMAND --help` print it
+   and a usage error repeats it. */
+static const char *const usage_check =
+    "  check  FILE.tc                         check every def; errors as FILE:LINE:COL\n";
+static const char *const usage_infer =
     "  infer  FILE.tc [--entry NAME] [--json] [SIZE=VALUE ...]\n"
     "                                         inferred index ranges and tensor shapes;\n"
-    "                                         numbers when every size is given\n"
+    "                                         numbers when every size is given\n";
+static const char *const usage_run =
     "  run    FILE.tc [--entry NAME] -i NAME=IN.npy ... -o OUTDIR\n"
     "         [--threads N] [--time [--reps R]] [--backend vm|opencl]\n"
-    "         [--unchecked-gathers]            run a def on .npy inputs; writes OUTDIR/OUT.npy\n"
-    "  disasm FILE.tc [--entry NAME]          VM bytecode\n"
-    "  loops  FILE.tc [--entry NAME]          loop nests as C-like pseudo code\n"
+    "         [--unchecked-gathers]            run a def on .npy inputs; writes OUTDIR/OUT.npy;\n"
+    "                                         a 0-rank input may be a number: -i dt=0.016\n";
+static const char *const usage_disasm =
+    "  disasm FILE.tc [--entry NAME]          VM bytecode\n";
+static const char *const usage_loops =
+    "  loops  FILE.tc [--entry NAME]          loop nests as C-like pseudo code\n";
+static const char *const usage_opencl =
     "  opencl FILE.tc [--entry NAME] [SIZE=VALUE ...]\n"
-    "                                         generated OpenCL C kernels\n"
+    "                                         generated OpenCL C kernels\n";
+static const char *const usage_bench =
     "  bench  FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N] [--reps R]\n"
     "         [--discard NAME,...]            time a def on random inputs of these sizes;\n"
-    "                                         discarded outputs are not kept\n"
-    "\n"
+    "                                         discarded outputs are not kept\n";
+static const char usage_notes[] =
+    "every command: -q / --no-warnings (no warnings), -h / --help (its usage)\n"
     "SIZE names a size variable or a 0-rank integer input of the def.\n"
     "--threads defaults to the number of online CPUs (at most TC_MAX_THREADS);\n"
     "results are bitwise identical for every thread count.\n"
     "Without --entry: infer, disasm and loops show every def; the other\n"
     "commands (and infer --json) use the last def of the file.\n"
+    "Warnings are shown for the defs a command shows or runs.\n"
     "exit status: 0 ok, 1 error in the input, 2 usage error\n";
 
 /* ==== Options ============================================================ */
@@ -82,7 +90,7 @@ typedef struct cli_input {
 typedef struct cli {
     const char *cmd, *file, *entry, *outdir, *backend;
     const char *discard; /* bench: outputs not wanted, comma-separated */
-    int json, time, threads, reps, unchecked;
+    int json, time, threads, reps, unchecked, quiet;
     cli_size *sizes;
     int n_sizes;
     cli_input *inputs;
@@ -106,15 +114,17 @@ typedef struct cli_command {
     const char *name;
     int opts;
     int (*fn)(cli *c);
+    const char *const *usage;
 } cli_command;
 
+/* One line: main adds the command's synopsis (not the whole usage). */
 static int usage_error(const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "tc: error: ");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n\n%s", usage_text);
+    fputc('\n', stderr);
     return EXIT_USAGE;
 }
 
@@ -241,6 +251,7 @@ static int parse_run_option(cli *c, int argc, char **argv, int *i) {
 static int parse_option(cli *c, int opts, int argc, char **argv, int *i) {
     const char *a = argv[*i];
     int rc;
+    if (strcmp(a, "-q") == 0 || strcmp(a, "--no-warnings") == 0) return c->quiet = 1, 0;
     if ((opts & OPT_ENTRY) && is_opt(a, "--entry")) {
         c->entry = option_value(argc, argv, i, "--entry");
         return c->entry && *c->entry ? 0 : usage_error("--entry needs a def name");
@@ -377,7 +388,6 @@ static int compile_file(cli *c) {
     tc_compile_desc cd;
     tc_error err;
     char msg[256];
-    int i;
     size_t len;
     c->src = read_source(c->file, msg, sizeof msg, &len);
     if (!c->src) return input_error(c->file, "%s", msg);
@@ -389,15 +399,26 @@ static int compile_file(cli *c) {
         print_error(&err, c->file, c->src);
         return EXIT_INPUT;
     }
-    for (i = 0; i < tc_program_num_warnings(c->prog); i++)
-        print_error(tc_program_warning(c->prog, i), c->file, c->src);
     return 0;
 }
 
-/* The def --entry names, or the default def. -1 after a usage error. */
+/* The warnings of def `def` (-1: of every def), unless -q. */
+static void print_warnings(const cli *c, int def) {
+    int i;
+    if (c->quiet) return;
+    for (i = 0; i < tc_program_num_warnings(c->prog); i++)
+        if (def < 0 || tc_program_warning_def(c->prog, i) == def)
+            print_error(tc_program_warning(c->prog, i), c->file, c->src);
+}
+
+/* The def --entry names, or the default def, with its warnings. -1 after
+   a usage error. */
 static int find_def(cli *c) {
     int d = tc_program_find(c->prog, c->entry), i;
-    if (d >= 0) return d;
+    if (d >= 0) {
+        print_warnings(c, d);
+        return d;
+    }
     if (!c->entry) {
         input_error(c->file, "the source has no def");
         return -1;
@@ -466,6 +487,7 @@ static int cmp_double(const void *a, const void *b) {
 static size_t tensor_bytes(const tc_tensor *t, int *ok) {
     size_t n = tc_dtype_size(t->dtype);
     int d;
+    if (t->dtype == TC_DTYPE_UNSET) return *ok = 1, 0; /* a discarded output: left alone */
     *ok = n > 0 && t->rank >= 0 && t->rank <= TC_MAX_RANK;
     for (d = 0; *ok && d < t->rank; d++) {
         if (t->shape[d] < 0 || (uint64_t)t->shape[d] > (uint64_t)SIZE_MAX) *ok = 0;
@@ -505,6 +527,7 @@ static void store_scalar(tc_tensor *t, int64_t v) {
     case TC_UINT16: *(uint16_t *)t->data = (uint16_t)v; break;
     case TC_UINT32: *(uint32_t *)t->data = (uint32_t)v; break;
     case TC_UINT64: *(uint64_t *)t->data = (uint64_t)v; break;
+    case TC_BOOL: *(unsigned char *)t->data = (unsigned char)(v != 0); break;
     default: break;
     }
 }
@@ -675,7 +698,11 @@ static int eval_sizes(cli *c, int di, int64_t *sx_out) {
 
 /* ==== check ============================================================== */
 
-static int cmd_check(cli *c) { return compile_file(c); }
+static int cmd_check(cli *c) {
+    int rc = compile_file(c);
+    if (!rc) print_warnings(c, -1);
+    return rc;
+}
 
 /* ==== infer ============================================================== */
 
@@ -874,6 +901,7 @@ static int cmd_infer(cli *c) {
         if (defs[0] < 0) rc = c->entry ? EXIT_USAGE : EXIT_INPUT;
     } else {
         for (i = 0; i < n; i++) defs[i] = i;
+        print_warnings(c, -1);
     }
     if (!rc && n > 0) rc = check_size_names(c, defs, n);
     for (i = 0; !rc && i < n; i++) {
@@ -903,6 +931,8 @@ static int print_rendered(cli *c, render_fn fn) {
         lo = find_def(c);
         if (lo < 0) return EXIT_USAGE;
         hi = lo + 1;
+    } else {
+        print_warnings(c, -1);
     }
     for (i = lo; i < hi; i++) {
         char *text = render(fn, c->prog, i);
@@ -1001,13 +1031,80 @@ static int bind_input_args(const cli *c, const tc_ir_def *d, int *which) {
     return 0;
 }
 
-/* Loads every input .npy and checks its dtype against the def. */
+/* Whether text is a number as C writes one (strtod's forms, or true /
+   false): `-i dt=0.016` gives a 0-rank input its value inline. */
+static int inline_number(const char *text, double *f, long long *k, int *is_int) {
+    char *end;
+    if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0) {
+        *k = text[0] == 't';
+        *f = (double)*k;
+        *is_int = 1;
+        return 1;
+    }
+    errno = 0;
+    *k = strtoll(text, &end, 0);
+    *is_int = *text && !*end && errno == 0;
+    if (*is_int) {
+        *f = (double)*k;
+        return 1;
+    }
+    *f = strtod(text, &end);
+    return *text && !*end && !isspace((unsigned char)*text);
+}
+
+/* A 0-rank input of dtype t from a number given inline; 0, or the exit
+   status after a message. */
+static int inline_scalar(const tc_ir_def *d, int i, const char *text, tc_tensor *t) {
+    tc_dtype dt = d->tensors[i].dtype;
+    double f;
+    long long k;
+    int is_int, kind;
+    int64_t lo, hi;
+    if (!inline_number(text, &f, &k, &is_int)) return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->data = calloc(1, 8);
+    if (!t->data) return input_error("tc", "out of memory");
+    kind = dt == TC_FLOAT16 || dt == TC_FLOAT32 || dt == TC_FLOAT64 ? 'f' : 'i';
+    if (kind == 'i') {
+        if (!is_int)
+            return input_error(text, "input %s of def %s is %s: give an integer", d->tensors[i].name,
+                               d->name, tc_dtype_name(dt));
+        int_dtype_range(dt, &lo, &hi);
+        if (dt == TC_BOOL) lo = 0, hi = 1;
+        if ((dt != TC_UINT64 && (k < lo || k > hi)) || (dt == TC_UINT64 && k < 0))
+            return input_error(text, "input %s of def %s is %s: %s is out of its range",
+                               d->tensors[i].name, d->name, tc_dtype_name(dt), text);
+        store_scalar(t, (int64_t)k);
+        return 0;
+    }
+    if (dt == TC_FLOAT64) *(double *)t->data = f;
+    else if (dt == TC_FLOAT32) *(float *)t->data = (float)f;
+    else *(uint16_t *)t->data = tc__float_to_half((float)f);
+    return 0;
+}
+
+/* Loads every input (a .npy file, or a number for a 0-rank input) and
+   checks its dtype against the def. */
 static int load_inputs(const cli *c, const tc_ir_def *d, const int *which, tc_tensor *in) {
     int i;
     for (i = 0; i < d->n_inputs; i++) {
         const char *path = c->inputs[which[i]].path;
         char err[256];
-        if (npy_load(path, &in[i], err, sizeof err) != 0) return input_error(path, "%s", err);
+        if (d->tensors[i].rank == 0) {
+            int rc = inline_scalar(d, i, path, &in[i]);
+            if (rc >= 0) {
+                if (rc) return rc;
+                continue;
+            }
+        }
+        if (npy_load(path, &in[i], err, sizeof err) != 0) {
+            if (d->tensors[i].rank == 0)
+                return input_error(path, "input %s is 0-rank: give a number (-i %s=0.5) or a "
+                                   ".npy file; as a file: %s", d->tensors[i].name,
+                                   d->tensors[i].name, err);
+            return input_error(path, "%s", err);
+        }
         if (in[i].dtype != d->tensors[i].dtype)
             return input_error(path, "input %s of def %s is %s, but the file holds %s",
                                d->tensors[i].name, d->name, tc_dtype_name(d->tensors[i].dtype),
@@ -1415,14 +1512,45 @@ static int cmd_bench(cli *c) {
 /* ==== main =============================================================== */
 
 static const cli_command commands[] = {
-    {"check", 0, cmd_check},
-    {"infer", OPT_ENTRY | OPT_JSON | OPT_SIZES, cmd_infer},
-    {"run", OPT_ENTRY | OPT_RUN | OPT_THREADS | OPT_REPS, cmd_run},
-    {"disasm", OPT_ENTRY, cmd_disasm},
-    {"loops", OPT_ENTRY, cmd_loops},
-    {"opencl", OPT_ENTRY | OPT_SIZES, cmd_opencl},
-    {"bench", OPT_ENTRY | OPT_SIZES | OPT_THREADS | OPT_REPS | OPT_DISCARD, cmd_bench},
+    {"check", 0, cmd_check, &usage_check},
+    {"infer", OPT_ENTRY | OPT_JSON | OPT_SIZES, cmd_infer, &usage_infer},
+    {"run", OPT_ENTRY | OPT_RUN | OPT_THREADS | OPT_REPS, cmd_run, &usage_run},
+    {"disasm", OPT_ENTRY, cmd_disasm, &usage_disasm},
+    {"loops", OPT_ENTRY, cmd_loops, &usage_loops},
+    {"opencl", OPT_ENTRY | OPT_SIZES, cmd_opencl, &usage_opencl},
+    {"bench", OPT_ENTRY | OPT_SIZES | OPT_THREADS | OPT_REPS | OPT_DISCARD, cmd_bench,
+     &usage_bench},
 };
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const cli_command *find_command(const char *name) {
+    size_t i;
+    for (i = 0; i < N_COMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0) return &commands[i];
+    return NULL;
+}
+
+/* The whole usage (cmd NULL), or one command's. */
+static void print_usage(FILE *f, const cli_command *cmd) {
+    size_t i;
+    if (cmd) {
+        fputs("usage:\n", f);
+        fputs(*cmd->usage, f);
+        fputs("\nevery command: -q / --no-warnings (no warnings), -h / --help (its usage)\n"
+              "exit status: 0 ok, 1 error in the input, 2 usage error\n", f);
+        return;
+    }
+    fputs("usage: tc COMMAND FILE.tc [OPTIONS]\n\ncommands:\n", f);
+    for (i = 0; i < N_COMMANDS; i++) fputs(*commands[i].usage, f);
+    fprintf(f, "\n%s", usage_notes);
+}
+
+static const char command_list[] =
+    "the commands: check infer run disasm loops opencl bench ('tc --help' says more)\n";
+
+static int is_help(const char *a) {
+    return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
 
 int main(int argc, char **argv) {
     const cli_command *cmd = NULL;
@@ -1432,22 +1560,37 @@ int main(int argc, char **argv) {
 #if defined(SIGXFSZ)
     signal(SIGXFSZ, SIG_IGN); /* a file-size limit: a write error (EFBIG), not a signal */
 #endif
-    if (argc < 2) return usage_error("no command given");
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
-        fputs(usage_text, stdout);
+    if (argc < 2) {
+        usage_error("no command given");
+        fputs(command_list, stderr);
+        return EXIT_USAGE;
+    }
+    if (is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        cmd = argc > 2 ? find_command(argv[2]) : NULL;
+        if (argc > 2 && !cmd) return usage_error("help: unknown command '%s'", argv[2]);
+        print_usage(stdout, cmd);
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("tc %s\n", TC_VERSION_STRING);
         return 0;
     }
-    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) cmd = &commands[i];
-    if (!cmd) return usage_error("unknown command '%s'", argv[1]);
+    cmd = find_command(argv[1]);
+    if (!cmd) {
+        usage_error("unknown command '%s'", argv[1]);
+        fputs(command_list, stderr);
+        return EXIT_USAGE;
+    }
+    for (i = 2; i < (size_t)argc; i++)
+        if (is_help(argv[i])) {
+            print_usage(stdout, cmd);
+            return 0;
+        }
     memset(&c, 0, sizeof c);
     c.cmd = cmd->name;
     rc = parse_args(&c, cmd->opts, argc, argv);
     if (!rc) rc = cmd->fn(&c);
+    if (rc == EXIT_USAGE) fprintf(stderr, "usage:\n%s('tc %s --help' for more)\n", *cmd->usage, cmd->name);
     cli_free(&c);
     fflush(stdout);
     return rc;
