@@ -642,6 +642,107 @@ static void test_error_format(void) {
     CHECKF(strstr(err.msg, "j") && strstr(err.msg, "where"), "range error: %s", err.msg);
 }
 
+
+/* A huge constant offset that a reduction's range cancels: the answer of
+   the plain product, no pointer outside a tensor on the way (UBSan's
+   pointer-overflow in the sanitized build), in every float dtype the
+   contraction paths take, at 1 and 2 threads. */
+static void test_huge_cancelled_offsets(void) {
+    static const char *const srcs[] = {
+        "def mm(float(M,K) X, float(K,N) Y) -> (Z) { Z(i,j) +=! X(i, k - 1099511627776) * "
+        "Y(k - 1099511627776, j) }",
+        "def mm(double(M,K) X, double(K,N) Y) -> (Z) { Z(i,j) +=! X(i, k - 1099511627776) * "
+        "Y(k - 1099511627776, j) }",
+        "def d(float(I,KK,11) A, float(K,2,K,L) B) -> (C) { C(l) +=! A(i, -20000000000000 - k, 2) "
+        "* B(k2, 1, j, l) }",
+        "def w(float(N) A) -> (O) { O(i) +=! A(2*i + k - 1099511627776) where k in "
+        "1099511627776:1099511627778 }"};
+    int s, th;
+    for (s = 0; s < 4; s++)
+        for (th = 1; th <= 2; th++) {
+            tc_program *p = api_compile(srcs[s]);
+            tc_tensor in[2], out[1];
+            tc_run_desc rd;
+            tc_pool *pool = NULL;
+            tc_error err;
+            double x[20 * 11 * 3], y[30], want[24], got[24];
+            float xf[sizeof x / sizeof x[0]], yf[30];
+            int i, j, k, n_out = 0, dbl = s == 1;
+            if (!p) return;
+            for (i = 0; i < (int)(sizeof x / sizeof x[0]); i++) xf[i] = (float)(x[i] = i % 7 - 3);
+            for (i = 0; i < 30; i++) yf[i] = (float)(y[i] = (i * 5) % 11 - 5);
+            memset(in, 0, sizeof in);
+            memset(out, 0, sizeof out);
+            in[0].dtype = in[1].dtype = dbl ? TC_FLOAT64 : TC_FLOAT32;
+            in[0].data = dbl ? (void *)x : (void *)xf, in[1].data = dbl ? (void *)y : (void *)yf;
+            if (s < 2) { /* X 4x5, Y 5x6: Z = X Y */
+                in[0].rank = in[1].rank = 2;
+                in[0].shape[0] = 4, in[0].shape[1] = 5, in[1].shape[0] = 5, in[1].shape[1] = 6;
+                for (i = 0; i < 4; i++)
+                    for (j = 0; j < 6; j++) {
+                        want[i * 6 + j] = 0;
+                        for (k = 0; k < 5; k++) want[i * 6 + j] += x[i * 5 + k] * y[k * 6 + j];
+                    }
+                n_out = 24;
+            } else if (s == 2) { /* A 3x4x11, B 2x2x2x3: C(l) = sum A(:,:,2) * sum B(:,1,:,l) */
+                double sa = 0;
+                in[0].rank = 3, in[1].rank = 4;
+                in[0].shape[0] = 3, in[0].shape[1] = 4, in[0].shape[2] = 11;
+                in[1].shape[0] = in[1].shape[1] = in[1].shape[2] = 2, in[1].shape[3] = 3;
+                for (i = 0; i < 12; i++) sa += x[i * 11 + 2];
+                for (k = 0; k < 3; k++) {
+                    double sb = 0;
+                    for (i = 0; i < 2; i++)
+                        for (j = 0; j < 2; j++) sb += y[((i * 2 + 1) * 2 + j) * 3 + k];
+                    want[k] = sa * sb;
+                }
+                n_out = 3;
+            } else { /* A of 16: O(i) = A(2i) + A(2i + 1) */
+                in[0].rank = 1, in[0].shape[0] = 16;
+                for (i = 0; i < 8; i++) want[i] = x[2 * i] + x[2 * i + 1];
+                n_out = 8;
+            }
+            api_desc(&rd, in, s == 3 ? 1 : 2, out, 1);
+            CHECK(tc_pool_create(th, NULL, &pool, &err) == TC_OK);
+            rd.pool = pool;
+            CHECKF(tc_run(p, &rd, &err) == TC_OK, "%s: %s", srcs[s], err.msg);
+            for (i = 0; out[0].data && i < n_out; i++)
+                got[i] = dbl ? ((double *)out[0].data)[i] : (double)((float *)out[0].data)[i];
+            for (i = 0; out[0].data && i < n_out; i++)
+                CHECKF(got[i] == want[i], "%s, %d threads: [%d] = %g, want %g", srcs[s], th, i,
+                       got[i], want[i]);
+            tc_tensor_free(p, &out[0]);
+            tc_pool_free(pool);
+            tc_program_free(p);
+        }
+}
+
+/* dtype 0 is TC_DTYPE_UNSET: a zeroed tc_tensor names the missing dtype */
+static void test_dtype_unset(void) {
+    tc_program *p = api_compile(mm_src);
+    tc_tensor in[2], out[1];
+    tc_run_desc rd;
+    tc_error err;
+    float obuf[8];
+    if (!p) return;
+    CHECK(TC_DTYPE_UNSET == 0 && tc_dtype_name(TC_DTYPE_UNSET) == NULL &&
+          tc_dtype_size(TC_DTYPE_UNSET) == 0 && tc_dtype_npy(TC_DTYPE_UNSET) == NULL);
+    CHECK(!tc_dtype_from_name("", NULL) && !tc_dtype_from_name("unset", NULL));
+    api_mm_tensors(in, out, obuf);
+    api_poison(obuf, 8);
+    in[1].dtype = (tc_dtype)0;
+    api_desc(&rd, in, 2, out, 1);
+    CHECKF(tc_run(p, &rd, &err) == TC_ERR_TYPE && strstr(err.msg, "Beta: dtype not set") &&
+               api_untouched(obuf, 8),
+           "%s", err.msg);
+    in[1].dtype = TC_FLOAT32;
+    out[0].dtype = (tc_dtype)0;
+    CHECKF(tc_run(p, &rd, &err) == TC_ERR_TYPE && strstr(err.msg, "Gamma: dtype not set") &&
+               api_untouched(obuf, 8),
+           "%s", err.msg);
+    tc_program_free(p);
+}
+
 int main(void) {
     RUN(test_compile_misuse);
     RUN(test_queries_misuse);
@@ -656,5 +757,7 @@ int main(void) {
     RUN(test_huge_segments);
     RUN(test_no_run_in_place);
     RUN(test_error_format);
+    RUN(test_huge_cancelled_offsets);
+    RUN(test_dtype_unset);
     return th_report();
 }
