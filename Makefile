@@ -77,7 +77,7 @@ demo: $(BUILD)/examples/demo
 
 # Tests that use the public API only link one compiled implementation per
 # flavour (tests/tc_impl.c, $(filter %.o,$^) below) instead of compiling tc.h.
-LINKED := t_api t_fuzz t_kernels t_late_gather t_loops t_thread_kernels t_thread_vm
+LINKED := t_api t_fuzz t_inplace t_kernels t_late_gather t_loops t_thread_kernels t_thread_vm
 $(BUILD)/test/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 $(TOPT) -Wall -Wextra -I. -c $< -o $@
 $(BUILD)/test-san/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test-san
@@ -115,6 +115,8 @@ $(BUILD)/test/tc_impl_native.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test
 $(BUILD)/test/t_native: tests/t_kernels.c $(BUILD)/test/tc_impl_native.o
 # t_stream is t_kernels with streaming stores and the fma kernels forced on
 $(BUILD)/test/t_stream $(BUILD)/test-san/t_stream: tests/t_kernels.c
+# t_inplace_stream is t_inplace with the same two routes forced on
+$(BUILD)/test/t_inplace_stream $(BUILD)/test-san/t_inplace_stream: tests/t_inplace.c
 # t_stream_native streams too, built for this machine: the kernels' AVX-512
 # lines (sanitized, -O0 without -march, it would be t_stream again)
 $(BUILD)/test/t_stream_native: tests/t_stream_native.c tests/t_kernels.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test

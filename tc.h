@@ -283,8 +283,36 @@ TC_API tc_status tc_infer_shapes(const tc_program *p, const char *entry, const t
 
 /* One run: checks shapes, size-variable consistency, preconditions and
    output buffers, then runs. Outputs are not written when a check fails.
-   A caller's output may share no memory with an input or another output
-   (no run in place: TC_ERR_INVALID_ARGUMENT). */
+
+   In place: a caller's output may share memory with inputs (a game's
+   P2(i,c) = P(i,c) + V(i,c) * dt run with outputs[0].data ==
+   inputs[0].data). The result is always the one separate buffers give,
+   the output's buffer holding the input's bytes before the run (what `+=`
+   without `!` accumulates into, and what elements no statement writes
+   keep). Two cases:
+   - direct, nothing copied: the output has exactly the input's buffer
+     (same data pointer, dtype, shape and layout), and each statement
+     before the output's first writer reads the input, if at all, only at
+     its own loop values (X(i,j) in a statement over i, j, ...), the first
+     writer reads it only at the very element it writes (pure element-wise:
+     no reduction loop, no `!`), and no later statement reads it. That
+     statement then runs on the VM's general path, computing each block
+     before storing it (no direct stores, streaming stores or fused
+     element-wise kernels for it); the others are unchanged. On large
+     tensors with long rows that path can take 2-4 times the time of
+     the separate buffers' fused kernels (short rows: the same). An input
+     the def never reads may always share the output's buffer.
+   - staged, everything else: shifted (O(i) = I(i + 1)), reversed,
+     transposed or gathered reads, reductions (a matmul with C over A),
+     `!` or `+=` over reduction loops reading the input, a later statement
+     reading the input after the output was written, a different dtype
+     over the same bytes, partial overlap (another base pointer or
+     strides). The output is computed in a scratch buffer from the
+     program's allocator (a copy of its bytes first) and copied over the
+     caller's buffer once the run succeeded, so a failed run, out of
+     memory included, leaves it untouched.
+   Two outputs may not share memory (TC_ERR_INVALID_ARGUMENT, nothing
+   written); outputs tc_run allocates share memory with nothing. */
 TC_API tc_status tc_run(const tc_program *p, const tc_run_desc *d, tc_error *err);
 /* Frees an output that tc_run allocated (data set to NULL). */
 TC_API void tc_tensor_free(const tc_program *p, tc_tensor *t);
@@ -293,10 +321,19 @@ TC_API void tc_tensor_free(const tc_program *p, tc_tensor *t);
    through a plan with caller-provided outputs allocates nothing, except in
    defs that gather through indices they compute themselves: those stage
    the caller's outputs in scratch so a failing gather leaves them as they
-   were. Inputs to tc_plan_run must have the shapes (and strides) the plan
-   was made for; the plan copies what it needs of them. A plan refers to
-   its program: run it only while the program lives (tc_plan_free may come
-   after tc_program_free). */
+   were; and runs in place that stage (tc_run above), which allocate a
+   scratch copy of each staged output per run. Whether an output may run
+   in place directly is decided at tc_plan_create from the def and the
+   pointers of d (an output whose data is an input's: its first writer is
+   planned for it), and checked again on every tc_plan_run, whose pointers
+   may differ: a run in place that the plan was made for runs directly and
+   allocates nothing; one the plan was not made for (made with separate
+   buffers, or with outputs NULL) stages, as do the cases tc_run stages.
+   A plan made in place still runs separate buffers right (the in-place
+   statement keeps the general path). Inputs to tc_plan_run must have the
+   shapes (and strides) the plan was made for; the plan copies what it
+   needs of them. A plan refers to its program: run it only while the
+   program lives (tc_plan_free may come after tc_program_free). */
 TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_plan **out,
                                 tc_error *err);
 TC_API tc_status tc_plan_run(tc_plan *plan, const tc_run_desc *d, tc_error *err);
@@ -11224,6 +11261,9 @@ typedef struct tc__vm_rplan { /* a read slot, for concrete sizes */
     int64_t c0;         /* element offset of the affine dims at loop values 0 */
     int64_t *lstride;   /* per loop: element stride through the affine dims */
     int checked;        /* masked affine read not proven in bounds: check lanes */
+    int copy;           /* an input a run in place writes over (tc__vm_inplace_kind): each
+                           block is copied into its register, never read through a pointer
+                           into the tensor, so no kernel's output is also its source */
 } tc__vm_rplan;
 
 /* The call a row of a statement of a row group run row by row makes
@@ -11269,6 +11309,10 @@ typedef struct tc__vm_splan {
     int ew_op;          /* ... at this instruction (a fused chain or a binary op) */
     int ew_call;        /* ... then a one-argument builtin (the last instruction) */
     int wt;             /* written tensor */
+    int inplace;        /* the first statement writing an output planned to run in place
+                           over an input it reads (tc_plan.ip_ready): the general path, each
+                           block computed in registers and then stored (no direct store, no
+                           element-wise path, no contraction kernels) */
     tc__vm_rplan *reads;
     /* contraction microkernel (mk): X constant along the lanes, Y along them */
     int mk, mk_x, mk_y, mk_row, mk_lanes, n_mk_outer, mk_packed;
@@ -11397,6 +11441,9 @@ struct tc_plan {
                                         the first, the next after a tensor; -1 ends */
     unsigned char *group_rows;       /* per statement: the row group it starts runs row by row
                                         (tc__vm_plan_group_rows) */
+    unsigned char *ip_ready;         /* per output: its first writer is planned to run in place
+                                        over the inputs tc__vm_inplace_kind calls 1 for it
+                                        (tc_plan_create saw it share an input's buffer) */
 };
 
 /* ==== [tc:vm] The block VM ==================================================
@@ -11490,7 +11537,7 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
     int64_t *offs;
     int i;
     if (in->c == TC__VM_NONE) {
-        if (ls == 1 && rp->st != TC_FLOAT16 && rp->st != TC_BOOL && d != R->T->direct) {
+        if (ls == 1 && rp->st != TC_FLOAT16 && rp->st != TC_BOOL && d != R->T->direct && !rp->copy) {
             R->T->rp[in->a] = (void *)(uintptr_t)(base + off * (int64_t)esz); /* read only */
             if (R->sp->prefetch && (R->T->pf_base != base || R->T->pf_off + 256 < (off + TC__VM_PF_DIST * n) * (int64_t)esz ||
                 R->T->pf_off > (off + TC__VM_PF_DIST * n) * (int64_t)esz + 256)) { /* not just prefetched */
@@ -12048,6 +12095,71 @@ TC__PRIVATE int tc__vm_stmt_reads(const tc__vm_stmt *vs, int t) {
     for (k = 0; k < vs->n_reads; k++)
         if (vs->reads[k].tensor == t) return 1;
     return 0;
+}
+
+/* The first statement that writes tensor t, or -1. */
+TC__PRIVATE int tc__vm_first_writer(const tc_ir_def *ir, int t) {
+    int s;
+    for (s = 0; s < ir->n_stmts; s++)
+        if (ir->stmts[s].tensor == t) return s;
+    return -1;
+}
+
+/* Read r of statement st reads its tensor at the statement's own loop
+   values, dimension d at loop d (X(i, j) in a statement whose first loops
+   are i, j; reduction loops after them unused). */
+TC__PRIVATE int tc__vm_read_identity(const tc_plan *P, const tc_ir_stmt *st, const tc__vm_read *r) {
+    const tc_ir_node *nd = &st->nodes[r->node];
+    int d, l, rank = P->ir->tensors[r->tensor].rank;
+    if (r->gather || rank > st->n_loops) return 0;
+    for (d = 0; d < rank; d++) {
+        const tc_ir_index *ix = &nd->index[d];
+        if (!ix->affine || P->sx[ix->offset] != 0) return 0;
+        for (l = 0; l < st->n_loops; l++)
+            if ((ix->coef ? ix->coef[l] : 0) != (l == d)) return 0;
+    }
+    return 1;
+}
+
+/* Whether output o (its number among the outputs) may be written straight
+   into the buffer of input t when the two are that one buffer (same
+   address, dtype, extents and layout), with the result separate buffers
+   would give (the output's buffer holding a copy of t's values before the
+   run). 0: no (the run stages o); 2: yes, as planned for any run (t is
+   never read, or o never written); 1: yes where o's first writer was
+   planned for it (tc_plan.ip_ready, tc__vm_plan_stmt), because:
+   - every statement before o's first writer s0 reads t, if at all, only at
+     its own loop values (X(i, j) in a statement over i, j, ...): all of it
+     runs before s0, or in a row group with s0, row by row, each row of t
+     read before s0 writes that row of o;
+   - s0 reads t only at the very element it writes, and has no reduction
+     loop and no `!` (each element is written once, after it was read);
+     planned in place, s0 computes each block in registers (t's blocks
+     copied in) before it stores it, so no kernel's output is its source;
+   - no statement after s0 reads t (o's later writers may read o: in one
+     buffer or two, o is o).
+   Anything else (shifted, transposed or gathered reads, reductions into
+   the output, later reads, other dtypes, partial overlap) stages. */
+TC__PRIVATE int tc__vm_inplace_kind(const tc_plan *P, int o, int t) {
+    const tc_ir_def *ir = P->ir;
+    int ot = ir->n_inputs + o, rank = ir->tensors[ot].rank, s, r, d, read = 0;
+    int s0 = tc__vm_first_writer(ir, ot);
+    if (ir->tensors[t].dtype != ir->tensors[ot].dtype || ir->tensors[t].rank != rank) return 0;
+    for (d = 0; d < rank; d++)
+        if (P->ext[t][d] != P->ext[ot][d] || (P->ext[t][d] > 1 && P->ts[t][d] != P->ts[ot][d]))
+            return 0;
+    if (s0 < 0) return 2;
+    for (s = 0; s < ir->n_stmts; s++) {
+        const tc__vm_stmt *vs = &P->vm->stmts[s];
+        const tc_ir_stmt *st = &ir->stmts[s];
+        for (r = 0; r < vs->n_reads; r++) {
+            if (vs->reads[r].tensor != t) continue;
+            read = 1;
+            if (s > s0 || !tc__vm_read_identity(P, st, &vs->reads[r])) return 0;
+            if (s == s0 && (st->n_loops != rank || st->init)) return 0;
+        }
+    }
+    return read ? 1 : 2;
 }
 
 /* Chunks of items, about TC__VM_CHUNK_WORK lane-iterations each. */
@@ -12741,18 +12853,26 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     if ((rc = tc__vm_check_index_values(P, st, sp->lo, sp->hi, err)) != TC_OK) return rc;
     for (l = 0; l < sp->vs->n_reads; l++)
         if ((rc = tc__vm_plan_read(P, sp, l, err)) != TC_OK) return rc;
+    if (sp->wt >= P->ir->n_inputs && sp->wt < P->ir->n_inputs + P->ir->n_outputs &&
+        P->ip_ready[sp->wt - P->ir->n_inputs] && tc__vm_first_writer(P->ir, sp->wt) == s) {
+        sp->inplace = 1; /* its reads of the inputs it may write over: copied into registers */
+        for (l = 0; l < sp->vs->n_reads; l++)
+            if (sp->reads[l].tensor < P->ir->n_inputs &&
+                tc__vm_inplace_kind(P, sp->wt - P->ir->n_inputs, sp->reads[l].tensor) == 1)
+                sp->reads[l].copy = 1;
+    }
     /* the written range is inside the written tensor: tc_bind_sizes checked it */
     tc__vm_plan_collapse(P, sp);
     sp->lane = tc__vm_pick_lane(P, sp);
     tc__vm_plan_order(P, sp);
     tc__vm_plan_init(P, sp);
-    tc__vm_plan_direct(P, sp);
+    if (!sp->inplace) tc__vm_plan_direct(P, sp); /* the element-wise path needs it */
     tc__vm_plan_prefetch(P, sp);
     tc__vm_plan_ew(sp);
     tc__vm_plan_stream_chain(sp);
     tc__vm_plan_stream_div(sp);
-    if (!tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
-    tc__vm_plan_wred(P, sp);
+    if (!sp->inplace && !tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);
+    if (!sp->inplace) tc__vm_plan_wred(P, sp);
     tc__vm_plan_tile(P, sp);
     if ((rc = tc__vm_plan_segments(P, sp, err)) != TC_OK) return rc;
     tc__vm_plan_fold(P, sp);
@@ -14964,6 +15084,15 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
             tc__vm_scalar_input(&ir->tensors[i], &d->inputs[i], &P->in_value[i], NULL);
     }
     for (i = 0; i < ir->n_outputs; i++) P->discard[i] = d->discard && d->discard[i];
+    P->ip_ready = (unsigned char *)tc__plan_alloc(P, (size_t)ir->n_outputs + 1, 1);
+    if (!P->ip_ready) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; d->outputs && d->n_outputs == ir->n_outputs && i < ir->n_outputs; i++) {
+        int t;
+        if (P->discard[i] || !d->outputs[i].data) continue;
+        for (t = 0; t < ir->n_inputs; t++) /* the same buffer: its first writer runs in place */
+            if (d->inputs[t].data == d->outputs[i].data && tc__vm_inplace_kind(P, i, t) == 1)
+                P->ip_ready[i] = 1;
+    }
     for (i = 0; i < ir->n_stmts; i++)
         if ((rc = tc__vm_plan_stmt(P, i, err)) != TC_OK) return rc;
     if (tc__vm_plan_groups(P) != TC_OK) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
@@ -15558,26 +15687,34 @@ TC__PRIVATE int tc__vm_span(const tc_plan *P, int t, const void *data, uintptr_t
     return 1;
 }
 
-/* A caller's output may share no byte with an input or another output:
-   inputs are immutable, and a kernel reading what it writes (a transpose
-   in place) would compute garbage without a word. */
-TC__PRIVATE tc_status tc__vm_check_overlap(const tc_plan *P, const tc_run_desc *d, tc_error *err) {
+/* A caller's output may share no byte with another output (which one's
+   values would the shared bytes hold?). One that shares bytes with an
+   input runs in place (the input's values are then its values before the
+   run, as in a separate buffer holding a copy of them): straight into the
+   buffer where tc__vm_inplace_kind proves that gives the separate
+   buffers' result and the plan is ready for it, else staged
+   (stage[o] = 1: computed in scratch, copied over the caller's buffer once
+   the run succeeded, tc__vm_run_staged). */
+TC__PRIVATE tc_status tc__vm_check_overlap(const tc_plan *P, const tc_run_desc *d, int *stage,
+                                           tc_error *err) {
     const tc_ir_def *ir = P->ir;
     int o, t;
+    for (o = 0; o < ir->n_outputs; o++) stage[o] = 0;
     for (o = 0; o < ir->n_outputs; o++) {
         uintptr_t olo, ohi, lo, hi;
         int ot = ir->n_inputs + o;
         if (P->discard[o] || !tc__vm_span(P, ot, d->outputs[o].data, &olo, &ohi)) continue;
-        for (t = 0; t < ot; t++) {
-            const void *data = t < ir->n_inputs ? d->inputs[t].data
-                                                 : P->discard[t - ir->n_inputs]
-                                                       ? NULL
-                                                       : d->outputs[t - ir->n_inputs].data;
-            if (tc__vm_span(P, t, data, &lo, &hi) && olo < hi && lo < ohi)
+        for (t = ir->n_inputs; t < ot; t++)
+            if (!P->discard[t - ir->n_inputs] &&
+                tc__vm_span(P, t, d->outputs[t - ir->n_inputs].data, &lo, &hi) && olo < hi && lo < ohi)
                 return tc__set_error(err, TC_ERR_INVALID_ARGUMENT,
-                                     "output %s shares memory with %s %s: tc.h does not run in "
-                                     "place", ir->tensors[ot].name,
-                                     t < ir->n_inputs ? "input" : "output", ir->tensors[t].name);
+                                     "output %s shares memory with output %s: two outputs need "
+                                     "buffers of their own", ir->tensors[ot].name, ir->tensors[t].name);
+        for (t = 0; t < ir->n_inputs; t++) {
+            int kind;
+            if (!tc__vm_span(P, t, d->inputs[t].data, &lo, &hi) || olo >= hi || lo >= ohi) continue;
+            kind = d->inputs[t].data == d->outputs[o].data ? tc__vm_inplace_kind(P, o, t) : 0;
+            if (kind == 0 || (kind == 1 && !P->ip_ready[o])) stage[o] = 1;
         }
     }
     return TC_OK;
@@ -15640,17 +15777,19 @@ TC__PRIVATE int tc__vm_late_gathers(const tc_plan *P) {
     return 0;
 }
 
-/* Runs the statements with the caller's own output buffers staged in
-   scratch copies, copied back only when the whole run succeeded: a late
-   gather failure then leaves the caller's outputs untouched. */
-TC__PRIVATE tc_status tc__vm_run_staged(tc_plan *P, const tc_run_desc *d, const int *fresh,
+/* Runs the statements with the caller's output buffers marked in stage
+   staged in scratch copies, copied back only when the whole run
+   succeeded: a late gather failure then leaves the caller's outputs
+   untouched, and an output that shares memory with an input is computed
+   while the input keeps its values. */
+TC__PRIVATE tc_status tc__vm_run_staged(tc_plan *P, const tc_run_desc *d, const int *stage,
                                         tc_error *err) {
     const tc_ir_def *ir = P->ir;
     int i, base = ir->n_inputs;
     tc_status rc = TC_OK;
     for (i = 0; i < ir->n_outputs && rc == TC_OK; i++) {
         size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(ir->tensors[base + i].dtype);
-        if (fresh[i] || P->discard[i]) continue;
+        if (!stage[i]) continue;
         P->ptr[base + i] = (unsigned char *)tc__mem_alloc(&P->prog->alloc, bytes);
         if (!P->ptr[base + i])
             rc = tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory (staging %s)",
@@ -15660,8 +15799,7 @@ TC__PRIVATE tc_status tc__vm_run_staged(tc_plan *P, const tc_run_desc *d, const 
     if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
     for (i = 0; i < ir->n_outputs; i++) {
         size_t bytes = (size_t)P->numel[base + i] * tc_dtype_size(ir->tensors[base + i].dtype);
-        if (fresh[i] || P->discard[i] || P->ptr[base + i] == (unsigned char *)d->outputs[i].data)
-            continue;
+        if (!stage[i] || P->ptr[base + i] == (unsigned char *)d->outputs[i].data) continue;
         if (rc == TC_OK && P->ptr[base + i]) memcpy(d->outputs[i].data, P->ptr[base + i], bytes);
         tc__mem_free(&P->prog->alloc, P->ptr[base + i]);
         P->ptr[base + i] = (unsigned char *)d->outputs[i].data;
@@ -15670,7 +15808,7 @@ TC__PRIVATE tc_status tc__vm_run_staged(tc_plan *P, const tc_run_desc *d, const 
 }
 
 TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
-    int fresh_local[16], *fresh = fresh_local, i;
+    int flags_local[32], *fresh = flags_local, *stage = flags_local + 16, i, caller = 0, staged = 0;
     tc_status rc;
     const tc_ir_def *ir;
     tc__clear_error(err);
@@ -15688,12 +15826,13 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
                                  P->discard[i] ? "discarded" : "wanted");
     if ((rc = tc__vm_same_inputs(P, d->inputs, err)) != TC_OK) return rc;
     if ((rc = tc__vm_check_outputs(P, d->outputs, err)) != TC_OK) return rc;
-    if ((rc = tc__vm_check_overlap(P, d, err)) != TC_OK) return rc;
     if (ir->n_outputs > 16) {
-        fresh = (int *)tc__mem_alloc(&P->prog->alloc, sizeof(int) * (size_t)ir->n_outputs);
+        fresh = (int *)tc__mem_alloc(&P->prog->alloc, sizeof(int) * 2 * (size_t)ir->n_outputs);
         if (!fresh) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
+        stage = fresh + ir->n_outputs;
     }
-    rc = tc__vm_alloc_outputs(P, d->outputs, fresh, err);
+    rc = tc__vm_check_overlap(P, d, stage, err);
+    if (rc == TC_OK) rc = tc__vm_alloc_outputs(P, d->outputs, fresh, err);
     if (rc == TC_OK) {
         for (i = 0; i < ir->n_inputs; i++) P->ptr[i] = (unsigned char *)d->inputs[i].data;
         for (i = ir->n_inputs; i < ir->n_tensors; i++) {
@@ -15703,20 +15842,20 @@ TC_API tc_status tc_plan_run(tc_plan *P, const tc_run_desc *d, tc_error *err) {
                 memset(P->temp[i], 0, (size_t)P->numel[i] * tc_dtype_size(ir->tensors[i].dtype));
         }
         P->unchecked = d->unchecked_gathers;
-        rc = TC_OK;
-        for (i = 0; i < ir->n_outputs && !P->unchecked; i++)
-            if (!fresh[i] && !P->discard[i]) { /* the caller's buffer: check gathers before writing */
-                rc = tc__vm_check_gathers(P, d->pool, err);
-                if (rc == TC_OK && tc__vm_late_gathers(P)) rc = tc__vm_run_staged(P, d, fresh, err);
-                else if (rc == TC_OK) rc = tc__vm_run_stmts(P, d->pool, err);
-                break;
-            }
-        if (rc == TC_OK && (P->unchecked || i == ir->n_outputs))
-            rc = tc__vm_run_stmts(P, d->pool, err);
+        for (i = 0; i < ir->n_outputs; i++) {
+            caller |= !fresh[i] && !P->discard[i];
+            staged |= stage[i];
+        }
+        /* the caller's buffers: gathers checked before anything is written, and with
+           indices the def computes, every one staged */
+        if (caller && !P->unchecked) rc = tc__vm_check_gathers(P, d->pool, err);
+        if (rc == TC_OK && caller && !P->unchecked && tc__vm_late_gathers(P))
+            for (i = 0, staged = 1; i < ir->n_outputs; i++) stage[i] = !fresh[i] && !P->discard[i];
+        if (rc == TC_OK) rc = staged ? tc__vm_run_staged(P, d, stage, err) : tc__vm_run_stmts(P, d->pool, err);
         if (rc != TC_OK) tc__vm_free_new_outputs(P, d->outputs, fresh);
         else tc__vm_describe_outputs(P, d->outputs, fresh);
     }
-    if (fresh != fresh_local) tc__mem_free(&P->prog->alloc, fresh);
+    if (fresh != flags_local) tc__mem_free(&P->prog->alloc, fresh);
     return rc;
 }
 
