@@ -340,13 +340,14 @@ NPY__FN void *npy__read_data(FILE *f, int64_t nbytes, int64_t avail, char *err, 
     }
 }
 
-NPY__FN int npy__load_file(FILE *f, tc_tensor *out, char *err, size_t cap) {
+/* Loads from f's position; seek 0 reads it as a pipe (no size asked). */
+NPY__FN int npy__load_stream(FILE *f, int seek, tc_tensor *out, char *err, size_t cap) {
     size_t hlen, size;
     char *h, order = '|';
     int64_t nbytes, avail;
     tc_tensor t;
     if (npy__read_preamble(f, &hlen, err, cap)) return -1;
-    avail = npy__remaining(f);
+    avail = seek ? npy__remaining(f) : -1;
     if (avail >= 0 && (uint64_t)avail < (uint64_t)hlen) {
         npy__err(err, cap, "truncated .npy header");
         return -1;
@@ -390,6 +391,10 @@ NPY__FN int npy__load_file(FILE *f, tc_tensor *out, char *err, size_t cap) {
         npy__swap((unsigned char *)t.data, (size_t)nbytes / size, size);
     *out = t;
     return 0;
+}
+
+NPY__FN int npy__load_file(FILE *f, tc_tensor *out, char *err, size_t cap) {
+    return npy__load_stream(f, 1, out, err, cap);
 }
 
 NPY__FN int npy_load(const char *path, tc_tensor *out, char *err, size_t errcap) {
@@ -459,35 +464,54 @@ NPY__FN int npy__format_header(const tc_tensor *t, char *h, size_t cap) {
     return n;
 }
 
-NPY__FN int npy_save(const char *path, const tc_tensor *t, char *err, size_t errcap) {
-    char h[512];
-    unsigned char pre[10];
-    int hlen;
-    int64_t nbytes;
-    FILE *f;
-    if (!path || !t || (int)t->dtype < 0 || (int)t->dtype >= NPY__N_DTYPES ||
+/* 0 when npy_save can write t. */
+NPY__FN int npy__save_check(const tc_tensor *t, char *err, size_t errcap) {
+    if (!t || (int)t->dtype < 0 || (int)t->dtype >= NPY__N_DTYPES ||
         (!t->data && npy__nbytes(t) != 0)) {
         npy__err(err, errcap, "invalid argument");
         return -1;
     }
-    nbytes = npy__nbytes(t);
-    if (nbytes < 0) {
+    if (npy__nbytes(t) < 0) {
         npy__err(err, errcap, "bad tensor shape");
         return -1;
     }
+    return 0;
+}
+
+/* npy_save to an open file (left open; the caller closes it). */
+NPY__FN int npy__save_file(FILE *f, const tc_tensor *t, char *err, size_t errcap) {
+    char h[512];
+    unsigned char pre[10];
+    int hlen;
+    int64_t nbytes;
+    if (npy__save_check(t, err, errcap)) return -1;
+    nbytes = npy__nbytes(t);
     hlen = npy__format_header(t, h, sizeof h);
     memcpy(pre, "\x93NUMPY\x01\x00", 8);
     pre[8] = (unsigned char)(hlen & 0xff);
     pre[9] = (unsigned char)(hlen >> 8);
+    if (fwrite(pre, 1, 10, f) != 10 || fwrite(h, 1, (size_t)hlen, f) != (size_t)hlen ||
+        (nbytes > 0 && npy__write_data(f, t, nbytes) != 0)) {
+        npy__err(err, errcap, "write failed: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+NPY__FN int npy_save(const char *path, const tc_tensor *t, char *err, size_t errcap) {
+    FILE *f;
+    if (!path) {
+        npy__err(err, errcap, "invalid argument");
+        return -1;
+    }
+    if (npy__save_check(t, err, errcap)) return -1; /* before the file is made */
     f = fopen(path, "wb");
     if (!f) {
         npy__err(err, errcap, "cannot create: %s", strerror(errno));
         return -1;
     }
-    if (fwrite(pre, 1, 10, f) != 10 || fwrite(h, 1, (size_t)hlen, f) != (size_t)hlen ||
-        (nbytes > 0 && npy__write_data(f, t, nbytes) != 0)) {
+    if (npy__save_file(f, t, err, errcap) != 0) {
         fclose(f);
-        npy__err(err, errcap, "write failed: %s", strerror(errno));
         return -1;
     }
     if (fclose(f) != 0) {
