@@ -11,7 +11,9 @@
    `where i in 0:10^12`: real work, not a bug) is bound but not run.
      byte 0, bits 0-1: 0 tc_run, 1 tc_run on a 2-thread pool, 2 a plan
      (made once, run twice), 3 caller-allocated outputs (shapes from
-     tc_infer_shapes) and random discard flags; bit 2: every def, by name.
+     tc_infer_shapes) and random discard flags; bit 2: every def, by name;
+     bit 3: some size variables up to 600 (several VM blocks). On a pool
+     the run is repeated on one thread: outputs must match bit for bit.
    Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined, with
    tests/tc_impl.c); tests/t_fuzz_replay.c feeds it the committed corpus
    tests/fuzz/compile_run/ in the normal test run. */
@@ -101,7 +103,7 @@ static int fcr_inputs(const tc_ir_def *d, tc_tensor *in, const int64_t *vars, fc
                                                                                        : 1;
         }
         n = fcr_numel(&in[i]);
-        if (n > ((int64_t)1 << 16)) return 0;
+        if (n > ((int64_t)1 << 20)) return 0;
         in[i].data = calloc((size_t)n + 1, es ? es : 1);
         if (!in[i].data) return 0;
         for (j = 0; j < n; j++) {
@@ -179,7 +181,23 @@ static int64_t fcr_points(const tc_program *p, int def, const tc_ir_def *d, cons
 static tc_pool *fcr_pool; /* one for the process: threads are slow to start */
 static long fcr_compiled, fcr_runs, fcr_runs_ok; /* for the replay's report */
 
-static void fcr_run_def(const tc_program *p, int def, int mode, fcr_rng *r, const char *src) {
+/* Outputs of two runs bit for bit (a run's result depends on nothing but
+   its inputs: not the thread count). */
+static int fcr_same(const tc_tensor *a, const tc_tensor *b, int n) {
+    int i;
+    for (i = 0; i < n; i++) {
+        size_t bytes = (size_t)fcr_numel(&a[i]) * tc_dtype_size(a[i].dtype);
+        if (a[i].dtype != b[i].dtype || a[i].rank != b[i].rank ||
+            memcmp(a[i].shape, b[i].shape, sizeof a[i].shape) != 0)
+            return 0;
+        if (bytes && (!a[i].data || !b[i].data || memcmp(a[i].data, b[i].data, bytes) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+static void fcr_run_def(const tc_program *p, int def, int mode, int big, fcr_rng *r,
+                        const char *src) {
     const tc_ir_def *d = tc_program_ir(p, def);
     tc_tensor in[32], out[32];
     unsigned char discard[32];
@@ -194,6 +212,8 @@ static void fcr_run_def(const tc_program *p, int def, int mode, fcr_rng *r, cons
     tc_disasm(p, def, buf, sizeof buf); /* renderings never fail, truncate quietly */
     tc_ir_format_loops(d, buf, sizeof buf);
     for (i = 0; i < 16; i++) vars[i] = fcr_rand(r, 6) == 0 ? 0 : 1 + fcr_rand(r, 4);
+    for (i = 0; big && i < 16; i++) /* several VM blocks along some dimensions */
+        vars[i] = i % 2 ? 1 + fcr_rand(r, 8) : 1 + fcr_rand(r, 600);
     if (!fcr_inputs(d, in, vars, r)) {
         fcr_free_inputs(in, d->n_inputs);
         return;
@@ -247,6 +267,19 @@ static void fcr_run_def(const tc_program *p, int def, int mode, fcr_rng *r, cons
     } else {
         st = tc_run(p, &rd, &err);
         fcr_check_err(st, &err, src, "tc_run: inconsistent error");
+        if (mode == 1 && rd.pool) { /* the same run on the calling thread alone */
+            tc_tensor one[32];
+            tc_status st1;
+            memset(one, 0, sizeof one);
+            rd.outputs = one;
+            rd.pool = NULL;
+            st1 = tc_run(p, &rd, &err);
+            fcr_check_err(st1, &err, src, "tc_run: inconsistent error");
+            if (st1 != st) FUZZ_FAIL("a pool's run and a one-thread run: different statuses", src);
+            if (st == TC_OK && !fcr_same(out, one, d->n_outputs))
+                FUZZ_FAIL("a pool's run and a one-thread run: different outputs", src);
+            for (i = 0; i < d->n_outputs; i++) tc_tensor_free(p, &one[i]);
+        }
     }
     fcr_runs++;
     fcr_runs_ok += st == TC_OK;
@@ -261,13 +294,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *src;
     size_t n;
     int mode = size > 0 ? data[0] & 3 : 0, all = size > 0 && (data[0] & 4);
+    int big = size > 0 && (data[0] & 8);
     fcr_rng rng;
     fcr_mem mem = {0};
     tc_compile_desc cd;
     tc_program *p = NULL;
     tc_error err;
     tc_status st;
-    rng.s = (uint64_t)(size > 1 ? data[1] : 0) * 0x100000001B3ull + (size > 0 ? data[0] >> 3 : 0);
+    rng.s = (uint64_t)(size > 1 ? data[1] : 0) * 0x100000001B3ull + (size > 0 ? data[0] >> 4 : 0);
     n = size > 2 ? size - 2 : 0;
     if (n > FCR_MAX_SRC) n = FCR_MAX_SRC;
     src = (char *)malloc(n + 1);
@@ -293,11 +327,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 FUZZ_FAIL("a warning that does not render", src);
         }
         if (all) {
-            for (def = 0; def < nd && def < 8; def++) fcr_run_def(p, def, mode, &rng, src);
+            for (def = 0; def < nd && def < 8; def++)
+                fcr_run_def(p, def, mode, big, &rng, src);
         } else {
             def = tc_program_find(p, NULL);
             if (def < 0 || def >= nd) FUZZ_FAIL("tc_program_find(NULL): no default entry", src);
-            fcr_run_def(p, def, mode, &rng, src);
+            fcr_run_def(p, def, mode, big, &rng, src);
         }
         tc_program_free(p);
         fcr_compiled++;

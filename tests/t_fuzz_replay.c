@@ -121,6 +121,9 @@ int main(int argc, char **argv) {
         replay_fn fn = strcmp(argv[1], "npy") == 0 ? fuzz_npy_one : fuzz_compile_run_one;
         th_current = argv[1];
         for (i = 2; i < argc; i++) replay_path(fn, argv[i]);
+        if (fn == fuzz_compile_run_one)
+            printf("compile_run: %ld compiled, %ld runs (%ld ok)\n", fcr_compiled, fcr_runs,
+                   fcr_runs_ok);
     } else {
         int n;
         th_current = "compile_run";
