@@ -6,6 +6,7 @@
 #                 gcc/clang C99/C++ compile matrix, numpy oracle; ends with
 #                 "N passed, M failed"
 #   make bench    benchmark table (tc.h vs naive C vs OpenBLAS)
+#   make fuzz     libFuzzer campaigns of tests/fuzz_*.c, FUZZ_SECONDS each (clang)
 #   make clean
 # Builds run in parallel on every core unless -j is given (the test suite
 # compiles each test three ways; CI has 2 cores and 10 minutes).
@@ -77,7 +78,7 @@ demo: $(BUILD)/examples/demo
 
 # Tests that use the public API only link one compiled implementation per
 # flavour (tests/tc_impl.c, $(filter %.o,$^) below) instead of compiling tc.h.
-LINKED := t_api t_fuzz t_inplace t_kernels t_late_gather t_loops t_thread_kernels t_thread_vm
+LINKED := t_api t_fuzz t_fuzz_replay t_inplace t_kernels t_late_gather t_loops t_thread_kernels t_thread_vm
 $(BUILD)/test/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 $(TOPT) -Wall -Wextra -I. -c $< -o $@
 $(BUILD)/test-san/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test-san
@@ -123,6 +124,8 @@ $(BUILD)/test/t_stream_native: tests/t_stream_native.c tests/t_kernels.c $(wildc
 	$(CC) -std=c99 $(OPT) -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
 # t_npy includes the CLI's .npy reader and writer
 $(BUILD)/test/t_npy $(BUILD)/test-san/t_npy: tools/npy.h
+# t_fuzz_replay includes both fuzz targets (and so npy.h)
+$(BUILD)/test/t_fuzz_replay $(BUILD)/test-san/t_fuzz_replay: tests/fuzz_compile_run.c tests/fuzz_npy.c tools/npy.h
 $(BUILD)/test-tsan/%: tests/%.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test-tsan
 	$(CC) -std=c99 $(TSAN) -Wall -Wextra -I. $< $(filter %.o,$^) -o $@ $(LIBS)
 
@@ -143,6 +146,37 @@ compile-check:
 
 clean:
 	rm -rf $(BUILD)
+
+# Fuzzing (not part of `make test`): both libFuzzer targets, built with
+# clang's fuzzer, ASan and UBSan, each run for FUZZ_SECONDS in one process,
+# seeded from the committed corpora (tests/fuzz/compile_run, tests/fuzz/npy;
+# read only) with what they find kept in build/fuzz/corpus/ and crashes in
+# build/fuzz/artifacts/. Replay a crash: build/fuzz/fuzz_compile_run FILE,
+# or build/test/t_fuzz_replay compile_run FILE. A bug's input belongs in
+# the committed corpus once fixed (t_fuzz_replay runs it in every test run).
+#   make fuzz FUZZ_SECONDS=600
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_ARGS ?=
+FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1
+.PHONY: fuzz fuzz-build
+$(BUILD)/fuzz:
+	mkdir -p $@ $@/artifacts $@/corpus/compile_run $@/corpus/npy
+$(BUILD)/fuzz/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/fuzz
+	$(FUZZ_CC) -std=c99 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wall -Wextra -I. -c $< -o $@
+$(BUILD)/fuzz/fuzz_compile_run: tests/fuzz_compile_run.c $(BUILD)/fuzz/tc_impl.o | $(BUILD)/fuzz
+	$(FUZZ_CC) -std=c99 $(FUZZ_SAN) -fsanitize=fuzzer $(WARN) -I. $^ -o $@ $(LIBS)
+$(BUILD)/fuzz/fuzz_npy: tests/fuzz_npy.c tools/npy.h tc.h | $(BUILD)/fuzz
+	$(FUZZ_CC) -std=c99 $(FUZZ_SAN) -fsanitize=fuzzer $(WARN) -I. $< -o $@ $(LIBS)
+fuzz-build: $(BUILD)/fuzz/fuzz_compile_run $(BUILD)/fuzz/fuzz_npy
+fuzz: fuzz-build
+	$(BUILD)/fuzz/fuzz_compile_run $(BUILD)/fuzz/corpus/compile_run tests/fuzz/compile_run \
+	    -dict=tests/fuzz/tc.dict -max_len=2048 -artifact_prefix=$(BUILD)/fuzz/artifacts/compile_run- \
+	    $(FUZZ_RUN) $(FUZZ_ARGS)
+	$(BUILD)/fuzz/fuzz_npy $(BUILD)/fuzz/corpus/npy tests/fuzz/npy \
+	    -dict=tests/fuzz/npy.dict -max_len=1024 -malloc_limit_mb=256 \
+	    -artifact_prefix=$(BUILD)/fuzz/artifacts/npy- $(FUZZ_RUN) $(FUZZ_ARGS)
 
 # Benchmarks (build/tc-bench, `make bench`) live in their own fragment.
 -include tools/bench.mk

@@ -1683,19 +1683,25 @@ TC__PRIVATE int tc__sx_explain(const tc_ir_def *d, int id, const int64_t *values
 TC_API int tc_error_format(const tc_error *e, const char *file, const char *src, char *buf,
                            size_t cap) {
     tc__buf b;
+    int mlen = 0; /* a caller-built error's msg may fill the array: no NUL to stop at */
     b = tc__buf_on(buf, cap);
     if (!e) return 0;
     if (!file) file = "<tc>";
+    while (mlen < (int)sizeof e->msg && e->msg[mlen]) mlen++;
     if (e->line > 0)
-        tc__bprintf(&b, "%s:%d:%d: %s: %s\n", file, e->line, e->col,
-                    e->code == TC_OK ? "warning" : "error", e->msg);
+        tc__bprintf(&b, "%s:%d:%d: %s: %.*s\n", file, e->line, e->col,
+                    e->code == TC_OK ? "warning" : "error", mlen, e->msg);
     else
-        tc__bprintf(&b, "%s: %s: %s\n", file, e->code == TC_OK ? "warning" : "error", e->msg);
+        tc__bprintf(&b, "%s: %s: %.*s\n", file, e->code == TC_OK ? "warning" : "error", mlen,
+                    e->msg);
+    /* line, col and length are the caller's too: only offset picks the bytes read, and
+       it is checked against src; the caret line stays within the offset's line */
     if (src && e->line > 0 && e->offset >= 0 && (size_t)e->offset <= strlen(src)) {
         const char *start = src + e->offset, *end;
         int i, n, len = e->length > 0 ? e->length : 1;
         while (start > src && !TC__IS_EOL(start[-1])) start--;
         if (start == src && strncmp(src, TC__UTF8_BOM, 3) == 0) start += 3;
+        if (start > src + e->offset) start = src + e->offset; /* an offset inside the BOM */
         end = start;
         while (*end && !TC__IS_EOL(*end)) end++;
         n = (int)(src + e->offset - start);

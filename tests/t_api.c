@@ -748,6 +748,59 @@ static void test_dtype_unset(void) {
     tc_program_free(p);
 }
 
+/* A caller-built tc_error: msg filling the whole array with no NUL, and
+   line/col/offset/length anywhere. The message is read within its array
+   (the bytes after it here are 'y', then a NUL: an unbounded read shows
+   them; the ASan build also sees it), the source within its string. */
+static void test_error_format_caller_built(void) {
+    unsigned char *mem = (unsigned char *)malloc(sizeof(tc_error) + 32);
+    tc_error *e = (tc_error *)mem, *exact = (tc_error *)malloc(sizeof(tc_error));
+    const char *src = "def f(float(N) a) -> (b) {\n  b(i) = a(i)\n}";
+    static const int offs[] = {-1, 0, 1, 27, 30, 43, 44, 45, 1000, 2147483647};
+    static const int lens[] = {-5, 0, 1, 3, 100, 2147483647};
+    char buf[1024];
+    int n, i, j;
+    const char *m;
+    if (!mem || !exact) {
+        CHECK(mem && exact);
+        free(mem);
+        free(exact);
+        return;
+    }
+    memset(mem, 'y', sizeof(tc_error) + 32);
+    mem[sizeof(tc_error) + 31] = 0;
+    e->code = TC_ERR_SYNTAX;
+    e->line = 0;
+    memset(e->msg, 'x', sizeof e->msg);
+    n = tc_error_format(e, "x.tc", NULL, buf, sizeof buf);
+    m = strstr(buf, "error: ");
+    CHECKF(m && strspn(m + 7, "x") == sizeof e->msg && m[7 + sizeof e->msg] == '\n' &&
+               !strchr(buf, 'y'), "%.80s", buf);
+    CHECK(n == (int)strlen(buf));
+    /* exactly the struct's size: ASan reports a read one past it */
+    memcpy(exact, e, sizeof *exact);
+    exact->line = 3;
+    exact->col = 1;
+    exact->offset = 0;
+    exact->length = 1;
+    n = tc_error_format(exact, "x.tc", src, buf, sizeof buf);
+    CHECK(n > (int)sizeof e->msg && !strchr(buf, 'y'));
+    for (i = 0; i < (int)(sizeof offs / sizeof offs[0]); i++)
+        for (j = 0; j < (int)(sizeof lens / sizeof lens[0]); j++) {
+            exact->line = i % 2 ? 2147483647 : 1;
+            exact->col = j % 2 ? -2147483647 - 1 : 2147483647;
+            exact->offset = offs[i];
+            exact->length = lens[j];
+            n = tc_error_format(exact, "x.tc", src, buf, sizeof buf);
+            CHECKF(n == (int)strlen(buf) && !strchr(buf, 'y'), "offset %d length %d", offs[i],
+                   lens[j]);
+            n = tc_error_format(exact, "x.tc", "\xEF\xBB\xBF" "def", buf, sizeof buf); /* BOM */
+            CHECKF(n == (int)strlen(buf), "BOM, offset %d length %d", offs[i], lens[j]);
+        }
+    free(mem);
+    free(exact);
+}
+
 int main(void) {
     RUN(test_compile_misuse);
     RUN(test_queries_misuse);
@@ -764,5 +817,6 @@ int main(void) {
     RUN(test_error_format);
     RUN(test_huge_cancelled_offsets);
     RUN(test_dtype_unset);
+    RUN(test_error_format_caller_built);
     return th_report();
 }

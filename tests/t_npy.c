@@ -4,6 +4,20 @@
 /* npy.h needs only the header part of tc.h: no TC_IMPLEMENTATION, a faster build */
 #include "tc.h"
 #include "harness.h"
+#include <stdlib.h>
+/* npy.h allocates through these: the tests see the largest request */
+static size_t npy_t_largest;
+static void *npy_t_malloc(size_t n) {
+    if (n > npy_t_largest) npy_t_largest = n;
+    return malloc(n);
+}
+static void *npy_t_realloc(void *p, size_t n) {
+    if (n > npy_t_largest) npy_t_largest = n;
+    return realloc(p, n);
+}
+#define NPY_MALLOC(n) npy_t_malloc(n)
+#define NPY_REALLOC(p, n) npy_t_realloc(p, n)
+#define NPY_FREE(p) free(p)
 #include "tools/npy.h"
 #include <unistd.h>
 
@@ -237,6 +251,77 @@ static void test_errors(void) {
           strstr(err, "cannot create") != NULL);
 }
 
+/* A header that claims more data than the file holds is refused before the
+   data is allocated: a 144-byte file claiming 4e9 floats asked malloc for
+   16 GB. From a pipe (no size to ask), the block grows with what arrives. */
+static void test_claimed_size(void) {
+    static const char hdr[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000,), }";
+    char h[160], err[256] = "", cmd[256];
+    float z[4] = {1, 2, 3, 4};
+    tc_tensor t;
+    FILE *f;
+    size_t n;
+    int i;
+    /* 10 + 128 header bytes + 6 data bytes = 144 */
+    snprintf(h, sizeof h, "%-127s\n", hdr);
+    write_raw("claim.npy", h, z, 6);
+    f = fopen(tmp_path("claim.npy"), "rb");
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        CHECK(ftell(f) == 144);
+        fclose(f);
+    }
+    npy_t_largest = 0;
+    CHECK(load_err("claim.npy", "truncated .npy data: expected 16000000000 bytes, the file holds 6"));
+    CHECKF(npy_t_largest <= 4096, "asked for %lu bytes", (unsigned long)npy_t_largest);
+    /* a header length past the file's end */
+    f = fopen(tmp_path("hclaim.npy"), "wb");
+    if (f) {
+        fwrite("\x93NUMPY\x02\x00\x00\x00\x0f\x00{", 1, 13, f);
+        fclose(f);
+    }
+    npy_t_largest = 0;
+    CHECK(load_err("hclaim.npy", "truncated .npy header"));
+    CHECKF(npy_t_largest <= 4096, "asked for %lu bytes", (unsigned long)npy_t_largest);
+    /* the same file through a pipe: at most the first growth step (1 MiB) */
+    snprintf(cmd, sizeof cmd, "cat %s", tmp_path("claim.npy"));
+    f = popen(cmd, "r");
+    if (f) {
+        npy_t_largest = 0;
+        CHECK(npy__load_file(f, &t, err, sizeof err) != 0 && strstr(err, "truncated .npy data"));
+        CHECKF(npy_t_largest <= ((size_t)1 << 20), "asked for %lu bytes",
+               (unsigned long)npy_t_largest);
+        pclose(f);
+    } else {
+        CHECK(f != NULL);
+    }
+    /* and a real 3 MiB array through a pipe: every byte, in a grown block */
+    {
+        float *big = (float *)malloc(((size_t)3 << 20));
+        memset(&t, 0, sizeof t);
+        n = ((size_t)3 << 20) / 4;
+        if (big) {
+            for (i = 0; i < (int)n; i++) big[i] = (float)i;
+            t.dtype = TC_FLOAT32;
+            t.rank = 1;
+            t.shape[0] = (int64_t)n;
+            t.data = big;
+            CHECKF(npy_save(tmp_path("big3.npy"), &t, err, sizeof err) == 0, "%s", err);
+            snprintf(cmd, sizeof cmd, "cat %s", tmp_path("big3.npy"));
+            f = popen(cmd, "r");
+            if (f) {
+                tc_tensor back;
+                CHECKF(npy__load_file(f, &back, err, sizeof err) == 0, "%s", err);
+                CHECK(back.rank == 1 && back.shape[0] == (int64_t)n && back.data &&
+                      memcmp(back.data, big, n * 4) == 0);
+                npy_free(&back);
+                pclose(f);
+            }
+            free(big);
+        }
+    }
+}
+
 int main(void) {
     snprintf(tmp_dir, sizeof tmp_dir, "/tmp/t_npy.XXXXXX");
     if (!mkdtemp(tmp_dir)) {
@@ -248,6 +333,7 @@ int main(void) {
     RUN(test_strided_save);
     RUN(test_accepted_variants);
     RUN(test_errors);
+    RUN(test_claimed_size);
     {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf %s", tmp_dir);

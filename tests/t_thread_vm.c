@@ -177,7 +177,10 @@ static void test_shared_program(void) {
 static void test_pool_api(void) {
     tc_pool *pl = NULL;
     tc_error err;
-    CHECK(tc_pool_create(0, NULL, &pl, &err) == TC_ERR_INVALID_ARGUMENT && pl == NULL);
+    CHECK(tc_pool_create(-1, NULL, &pl, &err) == TC_ERR_INVALID_ARGUMENT && pl == NULL);
+    CHECK(tc_pool_create(0, NULL, &pl, &err) == TC_OK && tc_pool_num_threads(pl) >= 1); /* the CPUs */
+    tc_pool_free(pl);
+    pl = NULL;
     CHECK(tc_pool_create(TC_MAX_THREADS + 1, NULL, &pl, &err) == TC_ERR_INVALID_ARGUMENT);
     CHECK(tc_pool_create(2, NULL, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
     CHECK(tc_pool_num_threads(NULL) == 1);

@@ -10,8 +10,11 @@
 
    Both return 0 on success and -1 on failure, with a one-line message in err
    (without the path: callers print "PATH: error: MSG"). npy_load allocates
-   out->data with malloc (free it with npy_free or free); it never leaves
-   memory behind on failure.
+   out->data with malloc, or NPY_MALLOC/NPY_REALLOC/NPY_FREE when defined
+   before the include (free it with npy_free, or free by default); it never
+   leaves memory behind on failure, and never allocates more than the file
+   holds: the size a header claims is checked against the bytes left in the
+   file (from a pipe, the block grows as the data comes).
 
    Supported: format versions 1.0, 2.0 and 3.0; C order; every dtype of
    TC_DTYPES; 0-d arrays (rank 0, one element). Byte order '<', '|' and '='
@@ -40,6 +43,13 @@
 #define NPY__FN static __attribute__((unused))
 #else
 #define NPY__FN static
+#endif
+
+/* What npy_load allocates with (a test counts the requests); npy_free frees with NPY_FREE. */
+#ifndef NPY_MALLOC
+#define NPY_MALLOC(n) malloc(n)
+#define NPY_REALLOC(p, n) realloc(p, n)
+#define NPY_FREE(p) free(p)
 #endif
 
 #define NPY__MAX_HEADER (1u << 20) /* numpy itself refuses headers above 10 KiB by default */
@@ -285,33 +295,85 @@ NPY__FN int npy__read_preamble(FILE *f, size_t *hlen, char *err, size_t cap) {
     return 0;
 }
 
-NPY__FN int npy__load_file(FILE *f, tc_tensor *out, char *err, size_t cap) {
+/* Bytes from f's position to its end; -1 when f cannot seek (a pipe). The
+   position is left where it was. */
+NPY__FN int64_t npy__remaining(FILE *f) {
+    long here = ftell(f), end;
+    if (here < 0 || fseek(f, 0, SEEK_END) != 0) return -1;
+    end = ftell(f);
+    if (fseek(f, here, SEEK_SET) != 0) return -1;
+    return end >= here ? (int64_t)(end - here) : -1;
+}
+
+/* Reads nbytes of data into a block it allocates. From a file that cannot
+   seek, the block grows as the data comes (a header's claim alone never
+   reserves memory). */
+NPY__FN void *npy__read_data(FILE *f, int64_t nbytes, int64_t avail, char *err, size_t cap) {
+    unsigned char *p;
+    size_t have = 0, want = (size_t)nbytes, room;
+    if (avail >= 0 && avail < nbytes) {
+        npy__err(err, cap, "truncated .npy data: expected %lld bytes, the file holds %lld",
+                 (long long)nbytes, (long long)avail);
+        return NULL;
+    }
+    room = avail >= 0 || want < ((size_t)1 << 20) ? want : (size_t)1 << 20;
+    p = (unsigned char *)NPY_MALLOC(room > 0 ? room : 1);
+    for (;;) {
+        if (!p) {
+            npy__err(err, cap, "out of memory (%lld bytes)", (long long)nbytes);
+            return NULL;
+        }
+        have += fread(p + have, 1, room - have, f);
+        if (have == want) return p;
+        if (have < room) { /* end of file (or a read error) before the data's end */
+            NPY_FREE(p);
+            npy__err(err, cap, "truncated .npy data: expected %lld bytes", (long long)nbytes);
+            return NULL;
+        }
+        {
+            unsigned char *q;
+            room = room > want / 2 ? want : room * 2;
+            q = (unsigned char *)NPY_REALLOC(p, room);
+            if (!q) NPY_FREE(p);
+            p = q;
+        }
+    }
+}
+
+/* Loads from f's position; seek 0 reads it as a pipe (no size asked). */
+NPY__FN int npy__load_stream(FILE *f, int seek, tc_tensor *out, char *err, size_t cap) {
     size_t hlen, size;
     char *h, order = '|';
-    int64_t nbytes;
+    int64_t nbytes, avail;
     tc_tensor t;
     if (npy__read_preamble(f, &hlen, err, cap)) return -1;
-    h = (char *)malloc(hlen + 1);
+    avail = seek ? npy__remaining(f) : -1;
+    if (avail >= 0 && (uint64_t)avail < (uint64_t)hlen) {
+        npy__err(err, cap, "truncated .npy header");
+        return -1;
+    }
+    h = (char *)NPY_MALLOC(hlen + 1);
     if (!h) {
         npy__err(err, cap, "out of memory");
         return -1;
     }
     if (fread(h, 1, hlen, f) != hlen) {
-        free(h);
+        NPY_FREE(h);
         npy__err(err, cap, "truncated .npy header");
         return -1;
     }
     h[hlen] = '\0';
     if (memchr(h, '\0', hlen)) { /* the parse below stops at a NUL: what follows would go unchecked */
-        free(h);
+        NPY_FREE(h);
         npy__err(err, cap, "bad .npy header: it holds a NUL byte");
         return -1;
     }
     if (npy__parse_header(h, &t, &order, err, cap)) {
-        free(h);
+        NPY_FREE(h);
         return -1;
     }
-    free(h);
+    NPY_FREE(h);
+    if (avail >= 0) avail -= (int64_t)hlen;
     size = npy__dtype_size(t.dtype);
     if (order == '>' && size > 1) {
         npy__err(err, cap, "big-endian arrays are not supported (convert with "
@@ -323,20 +385,16 @@ NPY__FN int npy__load_file(FILE *f, tc_tensor *out, char *err, size_t cap) {
         npy__err(err, cap, "array too large");
         return -1;
     }
-    t.data = malloc(nbytes > 0 ? (size_t)nbytes : 1);
-    if (!t.data) {
-        npy__err(err, cap, "out of memory (%lld bytes)", (long long)nbytes);
-        return -1;
-    }
-    if (fread(t.data, 1, (size_t)nbytes, f) != (size_t)nbytes) {
-        free(t.data);
-        npy__err(err, cap, "truncated .npy data: expected %lld bytes", (long long)nbytes);
-        return -1;
-    }
+    t.data = npy__read_data(f, nbytes, avail, err, cap);
+    if (!t.data) return -1;
     if (!npy__host_is_little() && (order == '<' || order == '|') && size > 1)
         npy__swap((unsigned char *)t.data, (size_t)nbytes / size, size);
     *out = t;
     return 0;
+}
+
+NPY__FN int npy__load_file(FILE *f, tc_tensor *out, char *err, size_t cap) {
+    return npy__load_stream(f, 1, out, err, cap);
 }
 
 NPY__FN int npy_load(const char *path, tc_tensor *out, char *err, size_t errcap) {
@@ -358,7 +416,7 @@ NPY__FN int npy_load(const char *path, tc_tensor *out, char *err, size_t errcap)
 
 NPY__FN void npy_free(tc_tensor *t) {
     if (!t) return;
-    free(t->data);
+    NPY_FREE(t->data);
     t->data = NULL;
 }
 
@@ -406,35 +464,54 @@ NPY__FN int npy__format_header(const tc_tensor *t, char *h, size_t cap) {
     return n;
 }
 
-NPY__FN int npy_save(const char *path, const tc_tensor *t, char *err, size_t errcap) {
-    char h[512];
-    unsigned char pre[10];
-    int hlen;
-    int64_t nbytes;
-    FILE *f;
-    if (!path || !t || (int)t->dtype < 0 || (int)t->dtype >= NPY__N_DTYPES ||
+/* 0 when npy_save can write t. */
+NPY__FN int npy__save_check(const tc_tensor *t, char *err, size_t errcap) {
+    if (!t || (int)t->dtype < 0 || (int)t->dtype >= NPY__N_DTYPES ||
         (!t->data && npy__nbytes(t) != 0)) {
         npy__err(err, errcap, "invalid argument");
         return -1;
     }
-    nbytes = npy__nbytes(t);
-    if (nbytes < 0) {
+    if (npy__nbytes(t) < 0) {
         npy__err(err, errcap, "bad tensor shape");
         return -1;
     }
+    return 0;
+}
+
+/* npy_save to an open file (left open; the caller closes it). */
+NPY__FN int npy__save_file(FILE *f, const tc_tensor *t, char *err, size_t errcap) {
+    char h[512];
+    unsigned char pre[10];
+    int hlen;
+    int64_t nbytes;
+    if (npy__save_check(t, err, errcap)) return -1;
+    nbytes = npy__nbytes(t);
     hlen = npy__format_header(t, h, sizeof h);
     memcpy(pre, "\x93NUMPY\x01\x00", 8);
     pre[8] = (unsigned char)(hlen & 0xff);
     pre[9] = (unsigned char)(hlen >> 8);
+    if (fwrite(pre, 1, 10, f) != 10 || fwrite(h, 1, (size_t)hlen, f) != (size_t)hlen ||
+        (nbytes > 0 && npy__write_data(f, t, nbytes) != 0)) {
+        npy__err(err, errcap, "write failed: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+NPY__FN int npy_save(const char *path, const tc_tensor *t, char *err, size_t errcap) {
+    FILE *f;
+    if (!path) {
+        npy__err(err, errcap, "invalid argument");
+        return -1;
+    }
+    if (npy__save_check(t, err, errcap)) return -1; /* before the file is made */
     f = fopen(path, "wb");
     if (!f) {
         npy__err(err, errcap, "cannot create: %s", strerror(errno));
         return -1;
     }
-    if (fwrite(pre, 1, 10, f) != 10 || fwrite(h, 1, (size_t)hlen, f) != (size_t)hlen ||
-        (nbytes > 0 && npy__write_data(f, t, nbytes) != 0)) {
+    if (npy__save_file(f, t, err, errcap) != 0) {
         fclose(f);
-        npy__err(err, errcap, "write failed: %s", strerror(errno));
         return -1;
     }
     if (fclose(f) != 0) {
