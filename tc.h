@@ -299,12 +299,12 @@ TC_API tc_status tc_infer_shapes(const tc_program *p, const char *entry, const t
      its own loop values (X(i,j) in a statement over i, j, ...), the first
      writer reads it only at the very element it writes (pure element-wise:
      no reduction loop, no `!`), and no later statement reads it. That
-     statement then runs on the VM's general path, computing each block
-     before storing it (no direct stores, streaming stores or fused
-     element-wise kernels for it); the others are unchanged. On large
-     tensors with long rows that path can take 2-4 times the time of
-     the separate buffers' fused kernels (short rows: the same). An input
-     the def never reads may always share the output's buffer.
+     statement then runs on the fused element-wise kernels, which read
+     each element before they write it, or, when it divides (/, %), on the
+     bytecode with the input's blocks copied into registers first (the
+     uniform-divisor kernels redo lanes from their inputs after storing);
+     no contraction or window kernels. An input the def never reads may
+     always share the output's buffer.
    - staged, everything else: shifted (O(i) = I(i + 1)), reversed,
      transposed or gathered reads, reductions (a matmul with C over A),
      `!` or `+=` over reduction loops reading the input, a later statement
@@ -332,8 +332,7 @@ TC_API void tc_tensor_free(const tc_program *p, tc_tensor *t);
    may differ: a run in place that the plan was made for runs directly and
    allocates nothing; one the plan was not made for (made with separate
    buffers, or with outputs NULL) stages, as do the cases tc_run stages.
-   A plan made in place still runs separate buffers right (the in-place
-   statement keeps the general path). Inputs to tc_plan_run must have the
+   A plan made in place still runs separate buffers right. Inputs to tc_plan_run must have the
    shapes (and strides) the plan was made for; the plan copies what it
    needs of them. A plan refers to its program: run it only while the
    program lives (tc_plan_free may come after tc_program_free). */
@@ -11319,9 +11318,10 @@ typedef struct tc__vm_splan {
     int ew_call;        /* ... then a one-argument builtin (the last instruction) */
     int wt;             /* written tensor */
     int inplace;        /* the first statement writing an output planned to run in place
-                           over an input it reads (tc_plan.ip_ready): the general path, each
-                           block computed in registers and then stored (no direct store, no
-                           element-wise path, no contraction kernels) */
+                           over an input it reads (tc_plan.ip_ready): the element-wise
+                           kernels unless it divides (tc__vm_stmt_divides), else the
+                           bytecode with that input's blocks copied into registers; no
+                           contraction or window kernels */
     tc__vm_rplan *reads;
     /* contraction microkernel (mk): X constant along the lanes, Y along them */
     int mk, mk_x, mk_y, mk_row, mk_lanes, n_mk_outer, mk_packed;
@@ -12143,8 +12143,9 @@ TC__PRIVATE int tc__vm_read_identity(const tc_plan *P, const tc_ir_stmt *st, con
      read before s0 writes that row of o;
    - s0 reads t only at the very element it writes, and has no reduction
      loop and no `!` (each element is written once, after it was read);
-     planned in place, s0 computes each block in registers (t's blocks
-     copied in) before it stores it, so no kernel's output is its source;
+     planned in place, s0's kernels read each element before they write
+     it (tc__vm_plan_ew, tc__vm_stmt_divides), or the bytecode copies t's
+     blocks into registers first;
    - no statement after s0 reads t (o's later writers may read o: in one
      buffer or two, o is o).
    Anything else (shifted, transposed or gathered reads, reductions into
@@ -12531,11 +12532,25 @@ TC__PRIVATE int tc__vm_ew_uniform_twice(const tc__vm_splan *sp, int first_uni, i
    - maybe then a one-argument builtin of its value.
    The loads become pointers into the tensors, and a row's blocks run in
    one go with no dispatch per instruction. */
+/* Whether a statement divides (/ or %). A statement run in place over an
+   input (tc__vm_inplace_kind) reads each element of it before it writes
+   that element in the element-wise kernels, piece by piece along a row,
+   except the uniform-divisor ones: they store a run of quotients, then
+   redo the lanes out of their fast range from the inputs, which in place
+   they would read overwritten. Such a statement runs on the bytecode. */
+TC__PRIVATE int tc__vm_stmt_divides(const tc__vm_stmt *vs) {
+    int i;
+    for (i = 0; i < vs->n_ins; i++)
+        if (vs->ins[i].op == TC_OP_DIV || vs->ins[i].op == TC_OP_MOD) return 1;
+    return 0;
+}
+
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int i, end, first_uni = -1;
     int red = sp->lane_red && !sp->red_empty && !sp->empty;
     if ((!sp->direct && !red) || sp->lane < 0 || vs->ins[vs->n_ins - 1].a != vs->value) return;
+    if (sp->inplace && tc__vm_stmt_divides(vs)) return; /* see tc__vm_stmt_divides */
     for (i = vs->n_pro; i < vs->n_ins; i++) {
         const tc__vm_ins *in = &vs->ins[i];
         if (in->op == TC_OP_LOAD) {
@@ -12875,7 +12890,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     sp->lane = tc__vm_pick_lane(P, sp);
     tc__vm_plan_order(P, sp);
     tc__vm_plan_init(P, sp);
-    if (!sp->inplace) tc__vm_plan_direct(P, sp); /* the element-wise path needs it */
+    tc__vm_plan_direct(P, sp);
     tc__vm_plan_prefetch(P, sp);
     tc__vm_plan_ew(sp);
     tc__vm_plan_stream_chain(sp);
