@@ -5268,20 +5268,23 @@ TC__PRIVATE int tc__lower_define(tc__sm_stmt *st, int t) {
 }
 
 /* Whether `name` occurs inside an index of a tensor access in e (lets
-   followed where they are used; *budget bounds the walk). */
+   followed where they are used, as deep as tc__sm_mentions goes; *budget
+   bounds the walk, a cycle of lets included). */
 TC__PRIVATE int tc__sm_indexes(tc__sm_stmt *st, const tc__expr *e, const char *name,
-                               int in_index, long *budget) {
+                               int in_index, long *budget, int depth) {
     int i, li, tensor;
-    if (!e || --*budget < 0) return 1; /* too large to tell: let inference decide */
+    if (!e || --*budget < 0 || depth > 4 * st->S->C->max_depth + 64)
+        return 1; /* too large to tell: let inference decide */
     if (e->kind == TC__E_IDENT) {
         li = tc__sm_let_find(st, e->name);
-        if (li >= 0) return tc__sm_indexes(st, st->lets[li].w->expr, name, in_index, budget);
+        if (li >= 0)
+            return tc__sm_indexes(st, st->lets[li].w->expr, name, in_index, budget, depth + 1);
         return in_index && strcmp(e->name, name) == 0;
     }
     tensor = e->kind == TC__E_CALL && tc__sm_lookup(st->E, e->name) &&
              tc__sm_lookup(st->E, e->name)->kind == TC__SM_TENSOR;
     for (i = 0; i < e->nargs; i++)
-        if (tc__sm_indexes(st, e->args[i], name, in_index || tensor, budget)) return 1;
+        if (tc__sm_indexes(st, e->args[i], name, in_index || tensor, budget, depth + 1)) return 1;
     return 0;
 }
 
@@ -5295,10 +5298,10 @@ TC__PRIVATE int tc__lower_undeclared(tc__sm_stmt *st) {
         long budget = 1L << 16;
         int used;
         if (st->vars[v].lhs >= 0 || st->vars[v].fixed) continue;
-        used = tc__sm_indexes(st, s->rhs, st->vars[v].name, 0, &budget);
+        used = tc__sm_indexes(st, s->rhs, st->vars[v].name, 0, &budget, 0);
         for (i = 0; i < s->n_where && !used; i++)
             if (s->where[i].kind == TC__W_EXISTS)
-                used = tc__sm_indexes(st, s->where[i].expr, st->vars[v].name, 0, &budget);
+                used = tc__sm_indexes(st, s->where[i].expr, st->vars[v].name, 0, &budget, 0);
         if (!used)
             return tc__fail(st->S->C, TC_ERR_NAME, st->vars[v].span,
                             "%s is not declared: it is not a parameter, a size or a where binding, "

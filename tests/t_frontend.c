@@ -1052,6 +1052,18 @@ static void test_undeclared_scalar(void) {
     CHECK(compile("def f(float(N) A, int32(M) C) -> (O) { O(i) +=! A(C(k)) where i in 0:1 }"));
     CHECK(compile("def f(float(N) A) -> (O) { O(i) = A(i) * dt where dt in 0:3 }") == 0);
     CHECK(compile("def f(float(N) A, float dt) -> (O) { O(i) = A(i) * dt }"));
+    /* through lets, and a cycle of lets ends (its error is another one) */
+    expect_error("def f(float(N) A) -> (O) { O(i) = A(i) * t where t = u * 2, u = s + 1 }",
+                 TC_ERR_NAME, 1, 65, "s is not declared");
+    CHECK(compile("def f(float(N) A, float(M) B) -> (O) { O(i) +=! A(i) * t where t = B(k) }"));
+    {
+        tc_compile_desc cd;
+        tc_program *p = NULL;
+        tc_error e;
+        memset(&cd, 0, sizeof cd);
+        cd.source = "def f(float(N) A) -> (O) { O(i) = A(i) * a + q where a = b, b = a }";
+        CHECK(tc_compile(&cd, &p, &e) != TC_OK && p == NULL && e.msg[0]);
+    }
 }
 
 /* Warnings: only what a user can act on, each with its def. */
