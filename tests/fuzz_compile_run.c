@@ -196,6 +196,52 @@ static int fcr_same(const tc_tensor *a, const tc_tensor *b, int n) {
     return 1;
 }
 
+/* Output o run in place over input t (same dtype and shape; the caller's
+   buffers, outputs zeroed but o, which starts as t's bytes): the status
+   and every output as with separate buffers, the separate o starting as
+   a copy of t (tc_run's in-place contract), on the pool when there is one. */
+static void fcr_inplace(const tc_program *p, const tc_ir_def *d, const tc_tensor *in,
+                        const tc_tensor *shapes, int o, int t, const char *src) {
+    tc_tensor ins[32], sep[32], ip[32];
+    tc_run_desc rd;
+    tc_error err;
+    tc_status s1, s2;
+    size_t tb = (size_t)fcr_numel(&in[t]) * tc_dtype_size(in[t].dtype);
+    int i, ok = 1;
+    memcpy(ins, in, sizeof(tc_tensor) * (size_t)d->n_inputs);
+    ins[t].data = malloc(tb + 1);
+    if (!ins[t].data) return;
+    memcpy(ins[t].data, in[t].data, tb);
+    for (i = 0; i < d->n_outputs; i++) {
+        size_t b = (size_t)fcr_numel(&shapes[i]) * tc_dtype_size(shapes[i].dtype);
+        sep[i] = ip[i] = shapes[i];
+        sep[i].data = calloc(b + 1, 1);
+        ip[i].data = i == o ? ins[t].data : calloc(b + 1, 1);
+        if (!sep[i].data || !ip[i].data) ok = 0;
+    }
+    if (ok) {
+        memcpy(sep[o].data, in[t].data, tb);
+        memset(&rd, 0, sizeof rd);
+        rd.entry = d->name;
+        rd.inputs = in, rd.n_inputs = d->n_inputs, rd.n_outputs = d->n_outputs;
+        rd.pool = fcr_pool;
+        rd.outputs = sep;
+        s1 = tc_run(p, &rd, &err);
+        fcr_check_err(s1, &err, src, "tc_run: inconsistent error");
+        rd.inputs = ins, rd.outputs = ip;
+        s2 = tc_run(p, &rd, &err);
+        fcr_check_err(s2, &err, src, "tc_run in place: inconsistent error");
+        if (s1 != s2) FUZZ_FAIL("a run in place and one into separate buffers: statuses", src);
+        if (s1 == TC_OK && !fcr_same(sep, ip, d->n_outputs))
+            FUZZ_FAIL("a run in place and one into separate buffers: outputs", src);
+    }
+    for (i = 0; i < d->n_outputs; i++) {
+        free(sep[i].data);
+        if (i != o) free(ip[i].data);
+    }
+    free(ins[t].data);
+}
+
 static void fcr_run_def(const tc_program *p, int def, int mode, int big, fcr_rng *r,
                         const char *src) {
     const tc_ir_def *d = tc_program_ir(p, def);
@@ -280,6 +326,16 @@ static void fcr_run_def(const tc_program *p, int def, int mode, int big, fcr_rng
                 FUZZ_FAIL("a pool's run and a one-thread run: different outputs", src);
             for (i = 0; i < d->n_outputs; i++) tc_tensor_free(p, &one[i]);
         }
+    }
+    if (mode == 3 && st == TC_OK) { /* an output over an input of its dtype and shape */
+        int o = fcr_rand(r, d->n_outputs), t;
+        for (t = 0; t < d->n_inputs; t++)
+            if (in[t].dtype == out[o].dtype && in[t].rank == out[o].rank && !in[t].strides &&
+                memcmp(in[t].shape, out[o].shape, sizeof(int64_t) * (size_t)in[t].rank) == 0 &&
+                fcr_numel(&in[t]) <= ((int64_t)1 << 20)) {
+                fcr_inplace(p, d, in, out, o, t, src);
+                break;
+            }
     }
     fcr_runs++;
     fcr_runs_ok += st == TC_OK;

@@ -1031,7 +1031,7 @@ static int bind_input_args(const cli *c, const tc_ir_def *d, int *which) {
     return 0;
 }
 
-/* Whether text is a number as C writes one (strtod's forms, or true /
+/* Whether text is a number (a decimal integer, strtod's forms, or true /
    false): `-i dt=0.016` gives a 0-rank input its value inline. */
 static int inline_number(const char *text, double *f, long long *k, int *is_int) {
     char *end;
@@ -1042,7 +1042,7 @@ static int inline_number(const char *text, double *f, long long *k, int *is_int)
         return 1;
     }
     errno = 0;
-    *k = strtoll(text, &end, 0);
+    *k = strtoll(text, &end, 10); /* decimal, as SIZE=VALUE */
     *is_int = *text && !*end && errno == 0;
     if (*is_int) {
         *f = (double)*k;
