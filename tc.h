@@ -12524,17 +12524,6 @@ TC__PRIVATE int tc__vm_ew_uniform_twice(const tc__vm_splan *sp, int first_uni, i
     return 0;
 }
 
-/* Element-wise fast path (tc__vm_ew_run): a direct `=`, or a reduction
-   along its lane loop (a row's max or sum; other reduction loops, each row
-   in turn: tc__vm_ew_reduce), whose body is
-   - contiguous or row-uniform plain loads, and instructions on
-     row-uniform values only (sqrt(var(i) + eps): once per row), in any
-     order;
-   - then one fused chain or one binary op (for a reduction, maybe none:
-     the value is a contiguous load);
-   - maybe then a one-argument builtin of its value.
-   The loads become pointers into the tensors, and a row's blocks run in
-   one go with no dispatch per instruction. */
 /* Whether a statement divides (/ or %). A statement run in place over an
    input (tc__vm_inplace_kind) reads each element of it before it writes
    that element in the element-wise kernels, piece by piece along a row,
@@ -12548,6 +12537,17 @@ TC__PRIVATE int tc__vm_stmt_divides(const tc__vm_stmt *vs) {
     return 0;
 }
 
+/* Element-wise fast path (tc__vm_ew_run): a direct `=`, or a reduction
+   along its lane loop (a row's max or sum; other reduction loops, each row
+   in turn: tc__vm_ew_reduce), whose body is
+   - contiguous or row-uniform plain loads, and instructions on
+     row-uniform values only (sqrt(var(i) + eps): once per row), in any
+     order;
+   - then one fused chain or one binary op (for a reduction, maybe none:
+     the value is a contiguous load);
+   - maybe then a one-argument builtin of its value.
+   The loads become pointers into the tensors, and a row's blocks run in
+   one go with no dispatch per instruction. */
 TC__PRIVATE void tc__vm_plan_ew(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int i, end, first_uni = -1;

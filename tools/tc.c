@@ -22,7 +22,7 @@
    hand: cc -std=c99 -O2 -I. tools/tc.c -o build/tc -lm -pthread (no
    `tc opencl`), or with -DTC_CLI_HAVE_OPENCL_H for `tc opencl` (and
    -DTC_OPENCL_RUNNER ... -lOpenCL for --backend opencl). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, mkdir, sysconf */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, mkdir */
 #define TC_IMPLEMENTATION
 #include "tc.h"
 #if defined(TC_CLI_HAVE_OPENCL_H)
@@ -67,15 +67,16 @@ static const char *const usage_bench =
     "  bench  FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N] [--reps R]\n"
     "         [--discard NAME,...]            time a def on random inputs of these sizes;\n"
     "                                         discarded outputs are not kept\n";
+static const char usage_common[] =
+    "every command: -q / --no-warnings (no warnings), -h / --help (its usage)\n";
+static const char usage_exit[] = "exit status: 0 ok, 1 error in the input, 2 usage error\n";
 static const char usage_notes[] =
-    "every command: -q / --no-warnings (no warnings), -h / --help (its usage)\n"
     "SIZE names a size variable or a 0-rank integer input of the def.\n"
     "--threads defaults to the number of online CPUs (at most TC_MAX_THREADS);\n"
     "results are bitwise identical for every thread count.\n"
     "Without --entry: infer, disasm and loops show every def; the other\n"
     "commands (and infer --json) use the last def of the file.\n"
-    "Warnings are shown for the defs a command shows or runs.\n"
-    "exit status: 0 ok, 1 error in the input, 2 usage error\n";
+    "Warnings are shown for the defs a command shows or runs.\n";
 
 /* ==== Options ============================================================ */
 
@@ -149,12 +150,6 @@ static int parse_int64(const char *s, int64_t *out) {
     if (errno || *end || end == s) return 0;
     *out = (int64_t)v;
     return 1;
-}
-
-static int online_cpus(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) return 1;
-    return n > TC_MAX_THREADS ? TC_MAX_THREADS : (int)n;
 }
 
 /* The value of an option: "--opt=VALUE" or "--opt VALUE"; NULL when there
@@ -1258,7 +1253,7 @@ static int time_runs(run_ctx *r, const tc_tensor *like, int n_out, int reps, FIL
 static int run_setup(run_ctx *r) {
     cli *c = r->c;
     tc_error err;
-    int threads = c->threads ? c->threads : online_cpus();
+    int threads = c->threads; /* 0 (not given): tc_pool_create's online CPUs */
     if (c->backend && strcmp(c->backend, "opencl") == 0) {
 #if defined(TC_OPENCL_RUNNER) && defined(TC_CLI_HAVE_OPENCL_H)
         tc_ocl_runner *runner = NULL;
@@ -1274,7 +1269,7 @@ static int run_setup(run_ctx *r) {
                            "builds it when the OpenCL headers and loader are installed)");
 #endif
     }
-    if (threads > 1 && tc_pool_create(threads, NULL, &r->pool, &err) != TC_OK) {
+    if (threads != 1 && tc_pool_create(threads, NULL, &r->pool, &err) != TC_OK) {
         print_error(&err, c->file, NULL);
         return EXIT_INPUT;
     }
@@ -1535,14 +1530,12 @@ static void print_usage(FILE *f, const cli_command *cmd) {
     size_t i;
     if (cmd) {
         fputs("usage:\n", f);
-        fputs(*cmd->usage, f);
-        fputs("\nevery command: -q / --no-warnings (no warnings), -h / --help (its usage)\n"
-              "exit status: 0 ok, 1 error in the input, 2 usage error\n", f);
+        fprintf(f, "%s\n%s%s", *cmd->usage, usage_common, usage_exit);
         return;
     }
     fputs("usage: tc COMMAND FILE.tc [OPTIONS]\n\ncommands:\n", f);
     for (i = 0; i < N_COMMANDS; i++) fputs(*commands[i].usage, f);
-    fprintf(f, "\n%s", usage_notes);
+    fprintf(f, "\n%s%s%s", usage_common, usage_notes, usage_exit);
 }
 
 static const char command_list[] =
