@@ -78,7 +78,7 @@ demo: $(BUILD)/examples/demo
 
 # Tests that use the public API only link one compiled implementation per
 # flavour (tests/tc_impl.c, $(filter %.o,$^) below) instead of compiling tc.h.
-LINKED := t_api t_fuzz t_fuzz_replay t_inplace t_kernels t_late_gather t_loops t_thread_kernels t_thread_vm
+LINKED := t_api t_explain t_fuzz t_fuzz_replay t_inplace t_kernels t_late_gather t_loops t_thread_kernels t_thread_vm
 $(BUILD)/test/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 $(TOPT) -Wall -Wextra -I. -c $< -o $@
 $(BUILD)/test-san/tc_impl.o: tests/tc_impl.c $(HDRS) | $(BUILD)/test-san

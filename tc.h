@@ -340,6 +340,12 @@ TC_API tc_status tc_plan_create(const tc_program *p, const tc_run_desc *d, tc_pl
                                 tc_error *err);
 TC_API tc_status tc_plan_run(tc_plan *plan, const tc_run_desc *d, tc_error *err);
 TC_API void tc_plan_free(tc_plan *plan);
+/* How plan runs, for people (what `tc explain` prints): per statement its
+   loops as planned (lanes, rows, merged loops), the mechanism chosen and
+   the property of the statement that chose it, each tensor's step along
+   the lanes, and the split over threads. The wording may change between
+   versions; do not parse it. snprintf-style; NULL plan: "". */
+TC_API int tc_plan_describe(const tc_plan *plan, char *buf, size_t cap);
 
 /* Thread pools: n_threads workers in all (the caller counts as one); 0
    means the online CPUs (at most TC_MAX_THREADS). Workers sleep when idle.
@@ -11308,6 +11314,7 @@ typedef struct tc__vm_splan {
     int empty, red_empty;
     int any_empty;      /* some loop is empty: the body never runs */
     uint64_t collapsed; /* reduction loops merged into another (tc__vm_plan_collapse) */
+    uint64_t coalesced; /* output loops merged into the next (tc__vm_plan_coalesce): extent 1 */
     int init;           /* 1: fill the tensor with the identity first */
     int fused;          /* `!` folded into the accumulator: the store assigns */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
@@ -12036,6 +12043,40 @@ TC__PRIVATE void tc__vm_plan_collapse(const tc_plan *P, tc__vm_splan *sp) {
     }
 }
 
+/* Output loops of an element-wise statement (no reduction loop) whose rows
+   are short: a loop a and the next one b that every access steps through
+   as one (a's stride is b's extent times b's, in the write and in every
+   read: O(i,c) = P(i,c) * s over float(N,3)) are one loop for the plan.
+   b takes both extents from its own lower bound; a keeps its lower bound
+   alone (extent 1), its strides untouched, so every address is the one
+   the two loops made. Rows shorter than a block otherwise cost a dispatch
+   and a partial block each, whatever path runs them; rows of a block or
+   more lose nothing, so they stay (and keep their row groups). Only where
+   nothing sees the loop values but the affine accesses (tc__vm_only_affine)
+   and the statement does not read what it writes. A merged statement runs
+   alone, not in a row group (tc__vm_group_ok): its rows are not the
+   tensor's. */
+TC__PRIVATE int tc__vm_stmt_reads(const tc__vm_stmt *vs, int t);
+TC__PRIVATE void tc__vm_plan_coalesce(const tc_plan *P, tc__vm_splan *sp) {
+    int rank = P->ir->tensors[sp->wt].rank, a, b = rank - 1, k, ok;
+    const int64_t *ws = P->ts[sp->wt];
+    if (sp->n_loops != rank || rank < 2 || sp->any_empty || !tc__vm_only_affine(sp) ||
+        tc__vm_stmt_reads(sp->vs, sp->wt))
+        return;
+    for (a = rank - 2; a >= 0; a--) {
+        int64_t ea = tc__vm_extent(sp, a), eb = tc__vm_extent(sp, b), s;
+        if (eb >= TC_BLOCK) return;
+        if (ea < 2 || ea > INT64_MAX / eb) return;
+        ok = tc__mul64(eb, ws[b], &s) && s == ws[a];
+        for (k = 0; ok && k < sp->vs->n_reads; k++)
+            ok = tc__mul64(eb, sp->reads[k].lstride[b], &s) && s == sp->reads[k].lstride[a];
+        if (!ok) return;
+        sp->hi[b] = sp->lo[b] + ea * eb;
+        sp->hi[a] = sp->lo[a] + 1;
+        sp->coalesced |= (uint64_t)1 << a;
+    }
+}
+
 /* The lowest and highest value of offset + sum(coef[l] * loop l) over the
    loops' ranges [lo, hi), every one non-empty; 0 when that overflows. */
 TC__PRIVATE int tc__vm_affine_span(const int64_t *coef, int64_t offset, int n_loops,
@@ -12255,6 +12296,13 @@ TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     if (c->tensor[0] == sp->wt || c->tensor[1] == sp->wt) return 0;
     if (!tc__contract_prepare(c, P->sx, P->ts[c->tensor[0]], P->ts[c->tensor[1]],
                               P->ts[c->tensor[2]], sp->fused, &sp->ct_shape))
+        return 0;
+    /* rows of X dotted with Y, each shorter than a few vectors: a row costs
+       a call and a horizontal sum for a handful of products (a 5-tap filter
+       I(y, x + k) * w(k): two million rows of 5). Lanes along an output
+       loop do the same sums with every lane busy (tc__vm_plan_contract). */
+    if (sp->ct_shape.gemv && sp->ct_shape.k.total < TC__VM_LANES_ENOUGH && sp->lane >= 0 &&
+        !sp->lane_red)
         return 0;
     tasks = tc__contract_tasks(&sp->ct_shape);
     if (tasks <= 0) return 0;
@@ -12889,10 +12937,11 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
                 sp->reads[l].copy = 1;
     }
     /* the written range is inside the written tensor: tc_bind_sizes checked it */
+    tc__vm_plan_init(P, sp); /* on the written ranges as inferred, before any merge */
     tc__vm_plan_collapse(P, sp);
+    tc__vm_plan_coalesce(P, sp);
     sp->lane = tc__vm_pick_lane(P, sp);
     tc__vm_plan_order(P, sp);
-    tc__vm_plan_init(P, sp);
     tc__vm_plan_direct(P, sp);
     tc__vm_plan_prefetch(P, sp);
     tc__vm_plan_ew(sp);
@@ -14731,6 +14780,7 @@ TC__PRIVATE int tc__vm_group_ok(const tc_plan *P, int g, int t) {
     const tc__vm_splan *a = &P->stmts[g], *b = &P->stmts[t];
     int u, w;
     if (b->mk || b->ct || b->init || b->n_segs > 1 || b->n_loops < 1 || b->st->loops[0].reduction ||
+        a->coalesced || b->coalesced ||
         b->lane == 0 || P->ir->tensors[b->wt].rank < 1)
         return 0;
     if (b->lo[0] != a->lo[0] || b->hi[0] != a->hi[0] || a->hi[0] <= a->lo[0]) return 0;
@@ -15924,6 +15974,264 @@ TC_API void tc_tensor_free(const tc_program *p, tc_tensor *t) {
     if (!t || !t->data) return;
     tc__mem_free(p ? &p->alloc : NULL, t->data);
     t->data = NULL;
+}
+
+/* ==== [tc:explain] What a plan runs, for people: tc_plan_describe ==========
+   One paragraph per statement: its loops as planned (the lane loop, the
+   rows, loops merged into another), the mechanism that runs it and the
+   property of the statement that chose it, how each tensor is stepped
+   along the lanes, and how the work is split over threads. Read-only: the
+   text comes from the plan's decisions, never re-derives them. */
+
+/* The instruction set the kernels were compiled for (chosen at build time). */
+TC__PRIVATE const char *tc__explain_isa(void) {
+#if defined(__AVX512F__)
+    return "AVX-512 (compile time)";
+#elif defined(__AVX2__) && defined(__FMA__)
+    return "AVX2+FMA (compile time)";
+#elif defined(__AVX2__)
+    return "AVX2 (compile time)";
+#elif defined(__AVX__)
+    return "AVX (compile time)";
+#elif defined(__SSE2__) || defined(_M_X64)
+    return "SSE2 (compile time)";
+#elif defined(__ARM_NEON) || defined(__aarch64__)
+    return "NEON (compile time)";
+#else
+    return "portable C (compile time)";
+#endif
+}
+
+TC__PRIVATE const char *tc__explain_tensor(const tc_plan *P, int t) {
+    const char *n = P->ir->tensors[t].name;
+    return n ? n : "?";
+}
+
+/* "+1", "0 (uniform)", "-1024": a stride in elements along one loop. */
+TC__PRIVATE void tc__explain_stride(tc__buf *b, int64_t s) {
+    if (s == 0) tc__bprintf(b, "uniform");
+    else tc__bprintf(b, "%+lld", (long long)s);
+}
+
+/* The loops as planned: name, range, role. */
+TC__PRIVATE void tc__explain_loops(tc__buf *b, const tc_plan *P, const tc__vm_splan *sp) {
+    int l, row = tc__vm_row_loop(sp);
+    tc__bprintf(b, "  loops      ");
+    if (sp->n_loops == 0) tc__bprintf(b, "none (one element)");
+    for (l = 0; l < sp->n_loops; l++) {
+        const tc_ir_loop *lp = &sp->st->loops[l];
+        int merged = tc__vm_collapsed(sp, l) || (l < 64 && (sp->coalesced >> l) & 1);
+        tc__bprintf(b, "%s%s %lld:%lld", l ? ", " : "", lp->name,
+                    (long long)(merged ? P->sx[lp->lo] : sp->lo[l]),
+                    (long long)(merged ? P->sx[lp->hi] : sp->hi[l]));
+        if (tc__vm_collapsed(sp, l)) tc__bprintf(b, " (merged into another reduction loop)");
+        else if (merged) tc__bprintf(b, " (merged into the next: one run of lanes)");
+        else if (l == sp->lane) tc__bprintf(b, " (lanes%s)", lp->reduction ? ", reduced" : "");
+        else if (l == row) tc__bprintf(b, " (rows)");
+        else if (lp->reduction) tc__bprintf(b, " (reduction)");
+    }
+    tc__bprintf(b, "\n");
+}
+
+/* Each distinct tensor the statement touches, its step along the lane loop
+   (and the row loop when there is one). */
+TC__PRIVATE void tc__explain_access(tc__buf *b, const tc_plan *P, const tc__vm_splan *sp) {
+    int k, j, row = tc__vm_row_loop(sp), rank = P->ir->tensors[sp->wt].rank;
+    tc__bprintf(b, "  accesses   write %s", tc__explain_tensor(P, sp->wt));
+    if (sp->lane >= 0 && sp->lane < rank) {
+        tc__bprintf(b, " lanes ");
+        tc__explain_stride(b, P->ts[sp->wt][sp->lane]);
+    } else if (sp->lane >= 0) {
+        tc__bprintf(b, " once per row of lanes");
+    }
+    for (k = 0; k < sp->vs->n_reads; k++) {
+        const tc__vm_rplan *rp = &sp->reads[k];
+        int dup = 0;
+        for (j = 0; j < k; j++)
+            dup |= sp->reads[j].tensor == rp->tensor && !sp->vs->reads[j].gather &&
+                   !sp->vs->reads[k].gather && sp->reads[j].lstride[sp->lane < 0 ? 0 : sp->lane] ==
+                                                   rp->lstride[sp->lane < 0 ? 0 : sp->lane];
+        if (dup) continue;
+        tc__bprintf(b, "; read %s", tc__explain_tensor(P, rp->tensor));
+        if (sp->vs->reads[k].gather) {
+            tc__bprintf(b, " gathered");
+            continue;
+        }
+        if (sp->lane >= 0) {
+            tc__bprintf(b, " lanes ");
+            tc__explain_stride(b, rp->lstride[sp->lane]);
+        }
+        if (row >= 0 && row != sp->lane && tc__vm_extent(sp, row) > 1) {
+            tc__bprintf(b, " rows ");
+            tc__explain_stride(b, rp->lstride[row]);
+        }
+        if (rp->checked) tc__bprintf(b, " (checked lane by lane)");
+        if (rp->copy) tc__bprintf(b, " (copied: written in place)");
+    }
+    tc__bprintf(b, "\n");
+}
+
+/* Why the element-wise kernels do not take a statement on the generic path:
+   the first condition of tc__vm_plan_ew it fails, in the user's terms. */
+TC__PRIVATE void tc__explain_not_ew(tc__buf *b, const tc_plan *P, const tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    int i, red = sp->lane_red && !sp->red_empty && !sp->empty;
+    if (sp->lane < 0) {
+        tc__bprintf(b, "no loop to run lanes along");
+        return;
+    }
+    if (!sp->direct && !red) {
+        if (sp->n_red || sp->lane_red) tc__bprintf(b, "it reduces over loops outside the lanes");
+        else if (sp->st->reduce != TC_REDUCE_ASSIGN) tc__bprintf(b, "it accumulates into %s",
+                                                               tc__explain_tensor(P, sp->wt));
+        else if (tc__vm_stmt_reads(vs, sp->wt)) tc__bprintf(b, "it reads the tensor it writes");
+        else tc__bprintf(b, "its write is not contiguous along the lanes");
+        return;
+    }
+    if (sp->inplace && tc__vm_stmt_divides(vs)) {
+        tc__bprintf(b, "it divides and runs in place");
+        return;
+    }
+    for (i = vs->n_pro; i < vs->n_ins; i++) /* what no fused kernel has, first */
+        if (vs->ins[i].op == TC_OP_GOFF || vs->ins[i].op == TC_OP_GIDX || vs->ins[i].op == TC_OP_GLOAD) {
+            tc__bprintf(b, "it gathers");
+            return;
+        }
+    for (i = vs->n_pro; i < vs->n_ins; i++)
+        if (vs->ins[i].op == TC_OP_INDEX || vs->ins[i].op == TC_OP_SELECT) {
+            tc__bprintf(b, vs->ins[i].op == TC_OP_INDEX ? "it uses a loop index as a value"
+                                                        : "it selects with ?:");
+            return;
+        }
+    for (i = vs->n_pro; i < vs->n_ins; i++) {
+        const tc__vm_ins *in = &vs->ins[i];
+        if (in->op == TC_OP_LOAD) {
+            const tc__vm_rplan *rp = &sp->reads[in->b];
+            int64_t ls = rp->lstride[sp->lane];
+            if (in->c != TC__VM_NONE) {
+                tc__bprintf(b, "a read of %s is masked", tc__explain_tensor(P, rp->tensor));
+                return;
+            }
+            if (ls != 1 && ls != 0) {
+                tc__bprintf(b, "%s steps %lld elements along the lanes", tc__explain_tensor(P, rp->tensor),
+                            (long long)ls);
+                return;
+            }
+            if (rp->st != vs->vdt) {
+                tc__bprintf(b, "%s is %s, the value %s", tc__explain_tensor(P, rp->tensor),
+                            tc_dtype_name(rp->st), tc_dtype_name(vs->vdt));
+                return;
+            }
+        }
+    }
+    tc__bprintf(b, "its operations are not one fused chain or op");
+}
+
+/* The mechanism and the property that chose it. */
+TC__PRIVATE void tc__explain_mechanism(tc__buf *b, const tc_plan *P, const tc__vm_splan *sp) {
+    int s = (int)(sp - P->stmts);
+    tc__bprintf(b, "  mechanism  ");
+    if (sp->absorbed) {
+        tc__bprintf(b, "none of its own: statement %d reduces each row as it writes it\n", s);
+        return;
+    }
+    if (sp->empty || sp->any_empty) {
+        tc__bprintf(b, "nothing to run: a loop is empty%s\n", sp->init ? " (the `!` fill only)" : "");
+        return;
+    }
+    if (sp->ct) {
+        const tc__contract_shape *c = &sp->ct_shape;
+        tc__bprintf(b, "packed contraction engine (%s): M %lld x N %lld x K %lld",
+                    c->gemv ? "rows of X dotted with Y" : c->row ? "rows of Y scaled and added" : "GEMM panels",
+                    (long long)c->m.total, (long long)c->n.total, (long long)c->k.total);
+        if (c->batch.n) tc__bprintf(b, ", batch %lld", (long long)c->batch.total);
+        tc__bprintf(b, "\n  why        a float32 sum of products whose two operands each miss an "
+                       "output loop\n");
+        return;
+    }
+    if (sp->mk) {
+        tc__bprintf(b, "register-blocked contraction tile, %s constant along the lanes, %s along them, "
+                       "%lld reduction steps\n",
+                    tc__explain_tensor(P, sp->reads[sp->mk_x].tensor),
+                    tc__explain_tensor(P, sp->reads[sp->mk_y].tensor), (long long)sp->mk_T);
+        tc__bprintf(b, "  why        a sum of products, one operand uniform along the lanes\n");
+        return;
+    }
+    if (sp->wred) {
+        tc__bprintf(b, "window reduction from memory: %lld steps a lane%s%s%s\n", (long long)sp->mk_T,
+                    sp->wred_pair ? ", adjacent pairs" : "", sp->wred_direct ? ", in the output row" : "",
+                    sp->wred_divisor != TC__VM_NONE ? ", each value divided first" : "");
+        tc__bprintf(b, "  why        the value is one read reduced over the reduction loops\n");
+        return;
+    }
+    if (sp->ew) {
+        tc__bprintf(b, "fused element-wise kernels%s%s%s%s\n",
+                    sp->lane_red ? ", reduced along the lanes" : "",
+                    sp->ew_call ? ", then a builtin on the row" : "",
+                    sp->stream || sp->stream_div || sp->stream_chain ? ", streaming stores" : "",
+                    sp->n_segs > 1 ? "" : "");
+        tc__bprintf(b, "  why        every read is contiguous or uniform along the lanes\n");
+        if (sp->n_segs > 1)
+            tc__bprintf(b, "  segments   %lld pieces of the long reduction, combined in a fixed "
+                           "order\n", (long long)sp->n_segs);
+        return;
+    }
+    tc__bprintf(b, "bytecode over blocks of up to %d lanes", TC_BLOCK);
+    if (sp->tile) tc__bprintf(b, ", rows %d at a time (tiled)", TC__VM_TILE);
+    if (sp->fold) tc__bprintf(b, ", %d short rows to a block", sp->fold);
+    if (sp->lane_red) tc__bprintf(b, ", partial sums across lanes");
+    if (sp->n_segs > 1) tc__bprintf(b, ", %lld segments combined in a fixed order", (long long)sp->n_segs);
+    tc__bprintf(b, "\n  why        not the element-wise kernels: ");
+    tc__explain_not_ew(b, P, sp);
+    tc__bprintf(b, "\n");
+}
+
+TC__PRIVATE void tc__explain_split(tc__buf *b, const tc_plan *P, const tc__vm_splan *sp) {
+    int s = (int)(sp - P->stmts), g;
+    if (sp->absorbed || sp->empty) return;
+    for (g = 0; g <= s; g = P->group_end[g])
+        if (s < P->group_end[g]) break;
+    tc__bprintf(b, "  threads    ");
+    if (g <= s && P->group_end[g] > g + 1) {
+        tc__bprintf(b, "row group of statements %d-%d, %lld chunks of rows%s\n", g + 1, P->group_end[g],
+                    (long long)P->group_chunks[g],
+                    P->group_rows[g] ? ", each row through every statement in turn" : "");
+        return;
+    }
+    tc__bprintf(b, "%lld item%s in %lld chunk%s\n", (long long)sp->n_items, sp->n_items == 1 ? "" : "s",
+                (long long)sp->n_chunks, sp->n_chunks == 1 ? " (one thread runs it)" : "s (any thread takes any)");
+}
+
+TC__PRIVATE void tc__explain_stmt(tc__buf *b, const tc_plan *P, int s) {
+    const tc__vm_splan *sp = &P->stmts[s];
+    tc__bprintf(b, "\nstatement %d, line %d: %s\n", s + 1, sp->st->line, sp->st->text ? sp->st->text : "");
+    tc__explain_loops(b, P, sp);
+    tc__explain_mechanism(b, P, sp);
+    if (!sp->absorbed && !sp->empty) tc__explain_access(b, P, sp);
+    tc__bprintf(b, "  write      %s%s%s%s\n",
+                sp->init ? "`!` fill first, then " : sp->fused ? "`!` in the accumulator, " : "",
+                sp->direct ? "direct (the value is made in place)" : "stored each block",
+                sp->stream ? ", streaming past the caches" : "",
+                sp->inplace ? ", in place over an input" : "");
+    tc__explain_split(b, P, sp);
+}
+
+TC_API int tc_plan_describe(const tc_plan *plan, char *buf, size_t cap) {
+    tc__buf b = tc__buf_on(buf, cap);
+    int s, i;
+    if (!plan) return tc__buf_done(&b);
+    tc__bprintf(&b, "def %s:", plan->ir->name ? plan->ir->name : "?");
+    for (i = 0; i < plan->ir->n_sizevars; i++) {
+        int k;
+        for (k = 0; k < plan->ir->n_sx; k++) /* the variable's own sx */
+            if (plan->ir->sx[k].op == TC_SX_VAR && plan->ir->sx[k].value == i) break;
+        if (k < plan->ir->n_sx)
+            tc__bprintf(&b, " %s=%lld", plan->ir->sizevars[i], (long long)plan->sx[k]);
+    }
+    tc__bprintf(&b, ", %d thread%s, kernels for %s\n", plan->n_threads, plan->n_threads == 1 ? "" : "s",
+                tc__explain_isa());
+    for (s = 0; s < plan->ir->n_stmts; s++) tc__explain_stmt(&b, plan, s);
+    return tc__buf_done(&b);
 }
 
 /* ==== [tc:disasm] Bytecode listing ========================================== */

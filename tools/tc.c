@@ -67,6 +67,10 @@ static const char *const usage_bench =
     "  bench  FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N] [--reps R]\n"
     "         [--discard NAME,...]            time a def on random inputs of these sizes;\n"
     "                                         discarded outputs are not kept\n";
+static const char *const usage_explain =
+    "  explain FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N]\n"
+    "                                         how the VM runs each statement at these\n"
+    "                                         sizes: lanes, mechanism and why, threads\n";
 static const char usage_common[] =
     "every command: -q / --no-warnings (no warnings), -h / --help (its usage)\n";
 static const char usage_exit[] = "exit status: 0 ok, 1 error in the input, 2 usage error\n";
@@ -1466,19 +1470,16 @@ static int bench_run(cli *c, run_ctx *r, const tc_ir_def *d, tc_tensor *in, doub
     return rc;
 }
 
-static int cmd_bench(cli *c) {
+/* The def a bench or explain names, and random inputs of the sizes given
+   (every size needed): *in and *sx belong to the caller (free_inputs). */
+static int sized_inputs(cli *c, const char *cmd, const tc_ir_def **d_out, int64_t **sx_out,
+                        tc_tensor **in_out, double *in_bytes) {
     const tc_ir_def *d;
-    int64_t *sx = NULL;
-    tc_tensor *in = NULL;
-    int rc, di, i;
-    double in_bytes = 0;
+    int rc, di;
     char missing[1024];
-    run_ctx r;
-    memset(&r, 0, sizeof r);
-    r.c = c;
     if ((rc = compile_file(c)) != 0) return rc;
     if ((di = find_def(c)) < 0) return c->entry ? EXIT_USAGE : EXIT_INPUT;
-    d = tc_program_ir(c->prog, di);
+    *d_out = d = tc_program_ir(c->prog, di);
     if ((rc = check_size_names(c, &di, 1)) != 0) return rc;
     {
         int64_t *vars = (int64_t *)calloc((size_t)d->n_sizevars + 1, sizeof(int64_t));
@@ -1487,20 +1488,80 @@ static int cmd_bench(cli *c) {
         free(vars);
         free(scal);
         if (n_missing < 0) return input_error(c->file, "out of memory");
-        if (n_missing) return usage_error("def %s: bench needs every size; missing: %s", d->name, missing);
+        if (n_missing)
+            return usage_error("def %s: %s needs every size; missing: %s", d->name, cmd, missing);
     }
-    sx = (int64_t *)calloc((size_t)d->n_sx + 1, sizeof(int64_t));
-    in = (tc_tensor *)calloc((size_t)d->n_inputs + 1, sizeof(tc_tensor));
-    if (!sx || !in) rc = input_error(c->file, "out of memory");
-    if (!rc) rc = eval_sizes(c, di, sx);
-    if (!rc) rc = bench_inputs(c, d, sx, in, &in_bytes);
-    if (!rc) rc = run_setup(&r);
-    if (!rc) rc = bench_run(c, &r, d, in, in_bytes);
-    run_teardown(&r);
-    if (in)
+    *sx_out = (int64_t *)calloc((size_t)d->n_sx + 1, sizeof(int64_t));
+    *in_out = (tc_tensor *)calloc((size_t)d->n_inputs + 1, sizeof(tc_tensor));
+    if (!*sx_out || !*in_out) return input_error(c->file, "out of memory");
+    if ((rc = eval_sizes(c, di, *sx_out)) != 0) return rc;
+    return bench_inputs(c, d, *sx_out, *in_out, in_bytes);
+}
+
+static void free_inputs(const tc_ir_def *d, int64_t *sx, tc_tensor *in) {
+    int i;
+    if (in && d)
         for (i = 0; i < d->n_inputs; i++) free(in[i].data);
     free(in);
     free(sx);
+}
+
+static int cmd_bench(cli *c) {
+    const tc_ir_def *d = NULL;
+    int64_t *sx = NULL;
+    tc_tensor *in = NULL;
+    double in_bytes = 0;
+    int rc;
+    run_ctx r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    rc = sized_inputs(c, "bench", &d, &sx, &in, &in_bytes);
+    if (!rc) rc = run_setup(&r);
+    if (!rc) rc = bench_run(c, &r, d, in, in_bytes);
+    run_teardown(&r);
+    free_inputs(d, sx, in);
+    return rc;
+}
+
+/* ==== explain ============================================================ */
+
+/* The plan for these sizes and threads, described (tc_plan_describe). */
+static int cmd_explain(cli *c) {
+    const tc_ir_def *d = NULL;
+    int64_t *sx = NULL;
+    tc_tensor *in = NULL;
+    double in_bytes = 0;
+    tc_plan *plan = NULL;
+    tc_error err;
+    char *text = NULL;
+    int rc, n;
+    run_ctx r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    rc = sized_inputs(c, "explain", &d, &sx, &in, &in_bytes);
+    if (!rc) rc = run_setup(&r);
+    if (!rc) {
+        r.rd.entry = d->name;
+        r.rd.inputs = in;
+        r.rd.n_inputs = d->n_inputs;
+        r.rd.pool = r.pool;
+        if (tc_plan_create(c->prog, &r.rd, &plan, &err) != TC_OK) {
+            print_error(&err, c->file, c->src);
+            rc = EXIT_INPUT;
+        }
+    }
+    if (!rc) {
+        n = tc_plan_describe(plan, NULL, 0);
+        if (!(text = (char *)malloc((size_t)n + 1))) rc = input_error(c->file, "out of memory");
+        else {
+            tc_plan_describe(plan, text, (size_t)n + 1);
+            fputs(text, stdout);
+        }
+    }
+    free(text);
+    tc_plan_free(plan);
+    run_teardown(&r);
+    free_inputs(d, sx, in);
     return rc;
 }
 
@@ -1515,6 +1576,7 @@ static const cli_command commands[] = {
     {"opencl", OPT_ENTRY | OPT_SIZES, cmd_opencl, &usage_opencl},
     {"bench", OPT_ENTRY | OPT_SIZES | OPT_THREADS | OPT_REPS | OPT_DISCARD, cmd_bench,
      &usage_bench},
+    {"explain", OPT_ENTRY | OPT_SIZES | OPT_THREADS, cmd_explain, &usage_explain},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -1539,7 +1601,7 @@ static void print_usage(FILE *f, const cli_command *cmd) {
 }
 
 static const char command_list[] =
-    "the commands: check infer run disasm loops opencl bench ('tc --help' says more)\n";
+    "the commands: check infer run disasm loops opencl bench explain ('tc --help' says more)\n";
 
 static int is_help(const char *a) {
     return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
