@@ -8632,7 +8632,9 @@ typedef struct tc__vm_read {
    microkernel instead of the bytecode. */
 typedef struct tc__vm_contract {
     int ok;
-    int p, q; /* read slots */
+    int p, q;     /* read slots */
+    tc_dtype src[2]; /* the tensors' storage dtypes (p, q): converted to the value's as
+                     the tile reads them where they differ (float(A(i,k)) with int8 A) */
 } tc__vm_contract;
 
 typedef struct tc__vm_stmt {
@@ -9257,11 +9259,13 @@ TC__PRIVATE int tc__vm_verify(tc__ctx *C, const tc_ir_def *def, const tc__vm_stm
 
 /* ==== [tc:compile] One def -> verified bytecode ============================ */
 
-/* value = READ * READ, reduced by SUM, both affine and unmasked, the two
-   tensors read and the one written all stored in the value's float dtype:
-   the contraction microkernel applies. (It reads and writes memory as that
-   dtype: float16 tensors, whose reads compute in float32, take the
-   bytecode.) */
+/* value = A * B, reduced by SUM, each operand an affine unmasked read, or
+   a cast of one to the value's float dtype (float(A(i,k)) over int8 A; a
+   float16 tensor's read, which computes in float32, is one too), the
+   written tensor stored in the value's dtype: the contraction microkernel
+   applies. Operands are converted as the tile reads them, exactly as the
+   bytecode's CAST (each conversion is a function of the element alone),
+   so the products and their order are the bytecode's. */
 TC__PRIVATE void tc__vm_find_contraction(const tc_ir_def *def, const tc_ir_stmt *st,
                                          tc__vm_stmt *s) {
     const tc_ir_node *v = &st->nodes[st->value];
@@ -9272,9 +9276,13 @@ TC__PRIVATE void tc__vm_find_contraction(const tc_ir_def *def, const tc_ir_stmt 
     if (def->tensors[st->tensor].dtype != v->dtype) return;
     if (s->n_reads != 2 || s->reads[0].gather || s->reads[1].gather) return;
     if (s->reads[0].masked || s->reads[1].masked) return;
-    for (i = 0; i < 2; i++)
-        if (st->nodes[v->args[i]].op != TC_IR_READ || def->tensors[s->reads[i].tensor].dtype != v->dtype)
-            return;
+    for (i = 0; i < 2; i++) {
+        const tc_ir_node *a = &st->nodes[v->args[i]];
+        if (a->op == TC_IR_CAST && a->dtype == v->dtype) a = &st->nodes[a->args[0]];
+        if (a->op != TC_IR_READ || a->tensor != s->reads[i].tensor) return;
+        s->contract.src[i] = def->tensors[a->tensor].dtype;
+        if (s->contract.src[i] == TC_FLOAT16 && v->dtype != TC_FLOAT32) return;
+    }
     s->contract.ok = 1;
     s->contract.p = 0;
     s->contract.q = 1;
@@ -11238,12 +11246,58 @@ TC__PRIVATE void tc__mk_tile(tc_dtype t, const tc__mk_args *A) {
     }
 }
 
+/* n elements of dtype `from` at src[off[i]] (off NULL: src[i * stride])
+   converted to float32 or float64 (`to`) into dst, as the bytecode's CAST
+   converts them (float16: its exact float32 value). */
+#define TC__MK_CONV_LOOP(DST, EXPR)                                                          \
+    do {                                                                                     \
+        DST *d = (DST *)dst;                                                                 \
+        if (off) for (i = 0; i < n; i++) d[i] = (DST)(EXPR(p[off[i]]));                       \
+        else for (i = 0; i < n; i++) d[i] = (DST)(EXPR(p[i * stride]));                      \
+    } while (0)
+#define TC__MK_PLAIN(x) (x)
+#define TC__MK_CONV_CASE(sfx, DT, T, W, K)                                                   \
+    case TC_##DT: {                                                                          \
+        const T *p = (const T *)src;                                                         \
+        if (to == TC_FLOAT32) TC__MK_CONV_LOOP(float, TC__MK_PLAIN);                         \
+        else TC__MK_CONV_LOOP(double, TC__MK_PLAIN);                                         \
+        break;                                                                               \
+    }
+TC__PRIVATE void tc__mk_convert(tc_dtype to, tc_dtype from, void *dst, const void *src,
+                                const int64_t *off, int64_t stride, int64_t n) {
+    int64_t i;
+    switch (from) {
+        TC__VM_TYPES(TC__MK_CONV_CASE)
+    case TC_FLOAT16: {
+        const uint16_t *p = (const uint16_t *)src;
+        TC__MK_CONV_LOOP(float, tc__half_to_float);
+        break;
+    }
+    default: break;
+    }
+}
+#undef TC__MK_CONV_CASE
+#undef TC__MK_PLAIN
+#undef TC__MK_CONV_LOOP
+
 /* Copies the Y columns of a tile, step by step, into contiguous rows of
    `NL` lanes (zero-padded): the microkernel then streams them from cache
-   with unit stride, whatever Y's layout. */
-TC__PRIVATE void tc__mk_pack(tc_dtype t, const tc__mk_args *A, void *dst) {
+   with unit stride, whatever Y's layout. Y stored as `from` is converted
+   to t on the way. */
+TC__PRIVATE void tc__mk_pack(tc_dtype t, tc_dtype from, const tc__mk_args *A, void *dst) {
     int64_t s;
     int l;
+    if (from != t) {
+        size_t esz = tc_dtype_size(t), ssz = tc_dtype_size(from);
+        int nl = t == TC_FLOAT32 ? TC__MK_LANES32 : TC__MK_LANES64;
+        unsigned char *d = (unsigned char *)dst;
+        for (s = 0; s < A->steps; s++, d += (size_t)nl * esz) {
+            tc__mk_convert(t, from, d, (const unsigned char *)A->Y + A->oy[s] * (int64_t)ssz, NULL,
+                           A->ys, A->lanes);
+            memset(d + (size_t)A->lanes * esz, 0, (size_t)(nl - A->lanes) * esz);
+        }
+        return;
+    }
     if (t == TC_FLOAT32) {
         const float *Y = (const float *)A->Y;
         float *d = (float *)dst;
@@ -11335,6 +11389,9 @@ typedef struct tc__vm_splan {
     tc__vm_rplan *reads;
     /* contraction microkernel (mk): X constant along the lanes, Y along them */
     int mk, mk_x, mk_y, mk_row, mk_lanes, n_mk_outer, mk_packed;
+    tc_dtype mk_xdt, mk_ydt; /* X's and Y's storage dtypes (converted as read: mk_xconv, packing) */
+    int mk_xconv;       /* X converted first, a tile's rows of it, into the pack buffer after Y's */
+    int64_t *mk_oid;    /* ... then read through offsets 0, 1, ... mk_T - 1 */
     int *mk_outer;      /* output loops other than the lane and row loops */
     int64_t mk_T, mk_lane_tiles, mk_row_blocks;
     int64_t *mk_ox, *mk_oy; /* per reduction step: offsets in X and Y from the first
@@ -12374,7 +12431,7 @@ TC__PRIVATE int tc__vm_mk_tables(tc_plan *P, tc__vm_splan *sp) {
    convolution's output channel); without one, tiles have one row. */
 TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
-    int a, b, k, l;
+    int a, b, k, l, conv;
     int64_t strips;
     double steps = 1.0;
     if (!vs->contract.ok || sp->lane < 0 || sp->lane_red || sp->red_empty || sp->n_red == 0 ||
@@ -12387,6 +12444,10 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     if (sp->reads[a].tensor == sp->wt || sp->reads[b].tensor == sp->wt) return;
     for (k = 0; k < sp->n_red; k++) steps *= (double)tc__vm_extent(sp, sp->red[k]);
     if (steps > (double)(1 << 22)) return;
+    sp->mk_xdt = vs->contract.src[a];
+    sp->mk_ydt = vs->contract.src[b];
+    conv = sp->mk_xdt != vs->vdt || sp->mk_ydt != vs->vdt;
+    if (conv && steps * 64.0 * 8.0 > (double)TC__MK_PACK_MAX) return; /* converts as it packs */
     sp->mk_x = a;
     sp->mk_y = b;
     sp->mk_T = (int64_t)steps;
@@ -12412,9 +12473,16 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     if (sp->n_chunks > TC__VM_MAX_CHUNKS) sp->n_chunks = TC__VM_MAX_CHUNKS;
     if (sp->n_chunks > sp->n_items) sp->n_chunks = sp->n_items;
     if (sp->n_chunks < 1) sp->n_chunks = 1;
+    if (sp->mk_xdt != vs->vdt) {
+        sp->mk_oid = (int64_t *)tc__plan_alloc(P, (size_t)sp->mk_T, sizeof(int64_t));
+        if (!sp->mk_oid) return;
+        for (k = 0; k < (int)sp->mk_T; k++) sp->mk_oid[k] = k;
+        sp->mk_xconv = 1;
+    }
     sp->mk = 1;
     if (steps * 64.0 * 8.0 <= (double)TC__MK_PACK_MAX) { /* pack when it fits the cache */
         size_t bytes = (size_t)sp->mk_T * (size_t)sp->mk_lanes * tc_dtype_size(vs->vdt);
+        if (sp->mk_xconv) bytes += (size_t)sp->mk_T * TC__MK_ROWS * tc_dtype_size(vs->vdt);
         sp->mk_packed = 1;
         if (bytes > P->pack_bytes) P->pack_bytes = bytes;
     }
@@ -14098,11 +14166,13 @@ TC__PRIVATE void tc__vm_mk_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     const tc_plan *P = R->P;
     const tc__vm_rplan *X = &sp->reads[sp->mk_x], *Y = &sp->reads[sp->mk_y];
-    int wt = sp->wt, rank = P->ir->tensors[wt].rank, k, d;
+    int wt = sp->wt, rank = P->ir->tensors[wt].rank, k, d, r;
     size_t esz = tc_dtype_size(sp->vs->vdt);
-    int64_t it, *idx = R->T->idx;
+    int64_t xsz = (int64_t)tc_dtype_size(sp->mk_xdt), ysz = (int64_t)tc_dtype_size(sp->mk_ydt);
+    int64_t it, xr0, *idx = R->T->idx;
+    unsigned char *xbuf = R->T->pack + (size_t)sp->mk_T * (size_t)sp->mk_lanes * esz;
     tc__mk_args A;
-    A.xr = sp->mk_row >= 0 ? X->lstride[sp->mk_row] : 0;
+    A.xr = xr0 = sp->mk_row >= 0 ? X->lstride[sp->mk_row] : 0;
     A.ys = Y->lstride[sp->lane];
     A.ox = sp->mk_ox;
     A.oy = sp->mk_oy;
@@ -14137,14 +14207,22 @@ TC__PRIVATE void tc__vm_mk_items(tc__vm_run *R, int64_t first, int64_t last) {
             yo += Y->lstride[k] * idx[k];
         }
         for (d = 0; d < rank; d++) wo += idx[d] * P->ts[wt][d];
-        A.X = R->T->ptr[X->tensor] + (xo + sp->mk_x0) * (int64_t)esz;
-        A.Y = R->T->ptr[Y->tensor] + (yo + sp->mk_y0) * (int64_t)esz;
+        A.X = R->T->ptr[X->tensor] + (xo + sp->mk_x0) * xsz;
+        A.Y = R->T->ptr[Y->tensor] + (yo + sp->mk_y0) * ysz;
         A.W = R->T->ptr[wt] + wo * (int64_t)esz;
         if (sp->mk_packed) { /* one pack per strip: the row blocks of a strip follow */
             A.packed = 0;
-            if (it == first || rb == 0) tc__mk_pack(sp->vs->vdt, &A, R->T->pack);
+            if (it == first || rb == 0) tc__mk_pack(sp->vs->vdt, sp->mk_ydt, &A, R->T->pack);
             A.Y = R->T->pack;
             A.packed = 1;
+        }
+        if (sp->mk_xconv) { /* the tile's rows of X, converted: row r at r * mk_T */
+            for (r = 0; r < A.rows; r++)
+                tc__mk_convert(sp->vs->vdt, sp->mk_xdt, xbuf + (size_t)r * (size_t)sp->mk_T * esz,
+                               (const unsigned char *)A.X + r * xr0 * xsz, sp->mk_ox, 0, sp->mk_T);
+            A.X = xbuf;
+            A.xr = sp->mk_T;
+            A.ox = sp->mk_oid;
         }
         tc__mk_tile(sp->vs->vdt, &A);
     }
@@ -16071,6 +16149,34 @@ TC__PRIVATE void tc__explain_access(tc__buf *b, const tc_plan *P, const tc__vm_s
     tc__bprintf(b, "\n");
 }
 
+/* A reduction over loops outside the lanes that no contraction kernel took:
+   the first of tc__vm_plan_contract's conditions it fails. */
+TC__PRIVATE void tc__explain_not_tile(tc__buf *b, const tc_plan *P, const tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    int a = vs->contract.p, c = vs->contract.q;
+    tc__bprintf(b, "it reduces over loops outside the lanes, and no contraction kernel takes it: ");
+    if (!vs->contract.ok) {
+        tc__bprintf(b, sp->st->reduce != TC_REDUCE_SUM
+                           ? "only sums of products have one"
+                           : "the value is not one product of two plain reads (or casts of them)");
+        return;
+    }
+    if (sp->reads[a].lstride[sp->lane] != 0) {
+        a = vs->contract.q;
+        c = vs->contract.p;
+    }
+    if (sp->reads[a].lstride[sp->lane] != 0)
+        tc__bprintf(b, "neither %s nor %s is uniform along the lanes", tc__explain_tensor(P, sp->reads[a].tensor),
+                    tc__explain_tensor(P, sp->reads[c].tensor));
+    else if (sp->reads[c].lstride[sp->lane] == 0)
+        tc__bprintf(b, "both operands are uniform along the lanes");
+    else if (sp->reads[a].tensor == sp->wt || sp->reads[c].tensor == sp->wt)
+        tc__bprintf(b, "it reads the tensor it writes");
+    else
+        tc__bprintf(b, "too many reduction steps for the tile's tables, or operands converted and "
+                       "too many to pack");
+}
+
 /* Why the element-wise kernels do not take a statement on the generic path:
    the first condition of tc__vm_plan_ew it fails, in the user's terms. */
 TC__PRIVATE void tc__explain_not_ew(tc__buf *b, const tc_plan *P, const tc__vm_splan *sp) {
@@ -16081,7 +16187,8 @@ TC__PRIVATE void tc__explain_not_ew(tc__buf *b, const tc_plan *P, const tc__vm_s
         return;
     }
     if (!sp->direct && !red) {
-        if (sp->n_red || sp->lane_red) tc__bprintf(b, "it reduces over loops outside the lanes");
+        if (sp->n_red && !sp->lane_red) tc__explain_not_tile(b, P, sp);
+        else if (sp->lane_red) tc__bprintf(b, "it reduces over loops outside the lanes");
         else if (sp->st->reduce != TC_REDUCE_ASSIGN) tc__bprintf(b, "it accumulates into %s",
                                                                tc__explain_tensor(P, sp->wt));
         else if (tc__vm_stmt_reads(vs, sp->wt)) tc__bprintf(b, "it reads the tensor it writes");

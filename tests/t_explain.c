@@ -4,8 +4,9 @@
    meant. The mechanisms added with it are checked for results: loops
    merged into one run of lanes (short rows: float(N,3), float(N,4,4),
    lower bounds other than 0, strided inputs that may not merge) and short
-   filters on the lane tile, each against a plain loop here and bitwise
-   across 1, 2 and 3 threads. */
+   filters on the lane tile, contractions over converted operands (int8,
+   uint8, float16, int32 into float64), each against a plain loop here and
+   bitwise across 1, 2 and 3 threads. */
 /* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
 #include "harness.h"
@@ -231,7 +232,7 @@ static void ex_check_run(const char *what, const char *src, const ex_in *in, int
         if (strstr(src, "where i in 1:N")) { /* row 0 is not written: a zeroed caller buffer */
             out.dtype = TC_FLOAT32;
             out.rank = in[0].rank;
-            memcpy(out.shape, in[0].shape, sizeof out.shape);
+            memcpy(out.shape, in[0].shape, sizeof in[0].shape);
             out.data = calloc((size_t)n_out, sizeof(float));
         }
         CHECKF(tc_run(p, &rd, &err) == TC_OK, "%d threads: %s", ex_threads[k], err.msg);
@@ -304,6 +305,118 @@ static void test_results(void) {
                  filt, 2, ref_filter5, 33 * 297);
 }
 
+/* A contraction whose operands are converted as the tile reads them:
+   int8 rows (X, constant along the lanes), uint8 and float16 columns (Y,
+   packed), int32 into float64. Exact values: the products and sums are
+   exact, so any order of them gives the plain loop's bits. */
+typedef struct ex_cast {
+    const char *src;
+    tc_dtype a, w, out; /* A(M,K), W(K,N), C */
+} ex_cast;
+
+static double ex_elem(tc_dtype t, const void *p, int64_t i) {
+    switch (t) {
+    case TC_INT8: return ((const int8_t *)p)[i];
+    case TC_UINT8: return ((const uint8_t *)p)[i];
+    case TC_INT32: return ((const int32_t *)p)[i];
+    case TC_FLOAT16: { /* the halves written below: k / 8 for small k */
+        uint16_t h = ((const uint16_t *)p)[i];
+        int e = (h >> 10) & 31, m = h & 1023;
+        double v = e ? (1.0 + m / 1024.0) * ldexp(1.0, e - 15) : m / 1024.0 * ldexp(1.0, -14);
+        return (h & 0x8000) ? -v : v;
+    }
+    case TC_FLOAT64: return ((const double *)p)[i];
+    default: return ((const float *)p)[i];
+    }
+}
+
+/* Element i of a tensor of dtype t: small exact values. */
+static void ex_put(tc_dtype t, void *p, int64_t i, int v) {
+    switch (t) {
+    case TC_INT8: ((int8_t *)p)[i] = (int8_t)(v % 100); break;
+    case TC_UINT8: ((uint8_t *)p)[i] = (uint8_t)(v & 255); break;
+    case TC_INT32: ((int32_t *)p)[i] = v * 1001; break;
+    case TC_FLOAT16: { /* (v % 16) / 8: sign, exponent, mantissa by hand */
+        int k = v % 16, neg = k < 0, e = 0;
+        uint16_t h = 0;
+        if (neg) k = -k;
+        if (k) {
+            double m = k / 8.0;
+            while (m >= 2.0) m /= 2.0, e++;
+            while (m < 1.0) m *= 2.0, e--;
+            h = (uint16_t)(((e + 15) << 10) | (int)((m - 1.0) * 1024.0));
+        }
+        ((uint16_t *)p)[i] = (uint16_t)(h | (neg ? 0x8000 : 0));
+        break;
+    }
+    default: ((float *)p)[i] = (float)((v % 32) - 16) / 4.0f; break;
+    }
+}
+
+static void test_cast_contraction(void) {
+    static const ex_cast cases[] = {
+        {"def f(int8(M,K) A, float(K,N) W) -> (C) { C(i,j) +=! float(A(i,k)) * W(k,j) }", TC_INT8, TC_FLOAT32, TC_FLOAT32},
+        {"def f(float(M,K) A, uint8(K,N) W) -> (C) { C(i,j) +=! A(i,k) * float(W(k,j)) }", TC_FLOAT32, TC_UINT8, TC_FLOAT32},
+        {"def f(float(M,K) A, float16(K,N) W) -> (C) { C(i,j) +=! A(i,k) * W(k,j) }", TC_FLOAT32, TC_FLOAT16, TC_FLOAT32},
+        {"def f(float(M,K) A, int32(K,N) W) -> (C) { C(i,j) +=! double(A(i,k)) * double(W(k,j)) }", TC_FLOAT32, TC_INT32, TC_FLOAT64},
+    };
+    const int64_t M = 37, K = 45, N = 70;
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tc_program *p = ex_compile(cases[c].src);
+        void *A = malloc((size_t)(M * K) * 8), *W = malloc((size_t)(K * N) * 8);
+        double *want = (double *)malloc((size_t)(M * N) * sizeof(double));
+        tc_tensor t[2], out;
+        tc_run_desc rd;
+        tc_plan *plan = NULL;
+        tc_error err;
+        char text[4096];
+        int64_t i, j, k;
+        int pool;
+        th_current = cases[c].src;
+        if (!p || !A || !W || !want) {
+            free(A), free(W), free(want), tc_program_free(p);
+            continue;
+        }
+        for (i = 0; i < M * K; i++) ex_put(cases[c].a, A, i, (int)(i * 7 % 61) - 30);
+        for (i = 0; i < K * N; i++) ex_put(cases[c].w, W, i, (int)(i * 13 % 53) - 26);
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                double acc = 0.0;
+                for (k = 0; k < K; k++) acc += ex_elem(cases[c].a, A, i * K + k) * ex_elem(cases[c].w, W, k * N + j);
+                want[i * N + j] = acc;
+            }
+        memset(t, 0, sizeof t);
+        t[0].dtype = cases[c].a, t[0].rank = 2, t[0].shape[0] = M, t[0].shape[1] = K, t[0].data = A;
+        t[1].dtype = cases[c].w, t[1].rank = 2, t[1].shape[0] = K, t[1].shape[1] = N, t[1].data = W;
+        memset(&rd, 0, sizeof rd);
+        rd.inputs = t;
+        rd.n_inputs = 2;
+        CHECKF(tc_plan_create(p, &rd, &plan, &err) == TC_OK, "%s", err.msg);
+        tc_plan_describe(plan, text, sizeof text);
+        CHECKF(strstr(text, "register-blocked contraction tile") != NULL, "%s", text);
+        tc_plan_free(plan);
+        for (pool = 0; pool < 3; pool++) {
+            int64_t bad = -1;
+            memset(&out, 0, sizeof out);
+            rd.pool = ex_pools[pool];
+            rd.outputs = &out;
+            rd.n_outputs = 1;
+            CHECKF(tc_run(p, &rd, &err) == TC_OK, "%s", err.msg);
+            if (!out.data) continue;
+            CHECK(out.dtype == cases[c].out);
+            for (i = 0; i < M * N && bad < 0; i++)
+                if (ex_elem(out.dtype, out.data, i) != want[i]) bad = i;
+            CHECKF(bad < 0, "%d threads: element %lld is %g, want %g", ex_threads[pool], (long long)bad,
+                   bad < 0 ? 0.0 : ex_elem(out.dtype, out.data, bad), bad < 0 ? 0.0 : want[bad]);
+            tc_tensor_free(p, &out);
+        }
+        free(A), free(W), free(want);
+        tc_program_free(p);
+    }
+    th_current = "";
+}
+
 int main(void) {
     int k;
     tc_error err;
@@ -315,6 +428,7 @@ int main(void) {
     RUN(test_pinned);
     RUN(test_gather);
     RUN(test_results);
+    RUN(test_cast_contraction);
     for (k = 0; k < 3; k++) tc_pool_free(ex_pools[k]);
     return th_report();
 }
