@@ -7030,6 +7030,21 @@ TC__PRIVATE int tc__math_block_fast_f32(tc_builtin b, float *dst, const float *a
     }
 }
 
+/* fma(a, b, c) over a block: C99's one rounding, lane by lane, in a loop
+   the compiler turns into vector fused multiply-adds where the target has
+   them (a libm call per lane where it has not). Through tc__math_f32_libm
+   each lane took a switch and a call. */
+TC__MATH_BLOCK_FN void tc__math_block_fma_f32(float *dst, const float *a, const float *b,
+                                               const float *c, int n) {
+    int i;
+    for (i = 0; i < n; i++) dst[i] = fmaf(a[i], b[i], c[i]);
+}
+TC__MATH_BLOCK_FN void tc__math_block_fma_f64(double *dst, const double *a, const double *b,
+                                               const double *c, int n) {
+    int i;
+    for (i = 0; i < n; i++) dst[i] = fma(a[i], b[i], c[i]);
+}
+
 /* ---- float scalar ------------------------------------------------------ */
 
 /* Builtins without a float libm function go through the double reference
@@ -7086,6 +7101,10 @@ TC__PRIVATE void tc__math_block_f32(tc_builtin b, float *dst, const float *a0, c
     int i;
     float a[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     if (tc__math_block_fast_f32(b, dst, a0, a1, n)) return;
+    if (b == TC_BUILTIN_FMA && a1 && a2) {
+        tc__math_block_fma_f32(dst, a0, a1, a2, n);
+        return;
+    }
     for (i = 0; i < n; i++) {
         a[0] = a0[i];
         if (a1) a[1] = a1[i];
@@ -7104,6 +7123,10 @@ TC__PRIVATE void tc__math_block_f64(tc_builtin b, double *dst, const double *a0,
                                     const double *a2, const double *a3, int n) {
     int i;
     double a[4] = {0.0, 0.0, 0.0, 0.0};
+    if (b == TC_BUILTIN_FMA && a1 && a2) {
+        tc__math_block_fma_f64(dst, a0, a1, a2, n);
+        return;
+    }
     switch (b) {
     case TC_BUILTIN_EXP: TC__MATH_LOOP_F64(exp);
     case TC_BUILTIN_LOG: TC__MATH_LOOP_F64(log);
@@ -9260,10 +9283,11 @@ TC__PRIVATE int tc__vm_verify(tc__ctx *C, const tc_ir_def *def, const tc__vm_stm
 /* ==== [tc:compile] One def -> verified bytecode ============================ */
 
 /* value = A * B, reduced by SUM, each operand an affine unmasked read, or
-   a cast of one to the value's float dtype (float(A(i,k)) over int8 A; a
-   float16 tensor's read, which computes in float32, is one too), the
-   written tensor stored in the value's dtype: the contraction microkernel
-   applies. Operands are converted as the tile reads them, exactly as the
+   a cast of one to the value's dtype (float(A(i,k)) over int8 A; a
+   float16 tensor's read, which computes in float32, is one too; integer
+   values of 4 or 8 bytes from integer operands: int32(A(i,k)) *
+   int32(W(k,j)) over int8), the written tensor stored in the value's
+   dtype: the contraction microkernel applies. Operands are converted as the tile reads them, exactly as the
    bytecode's CAST (each conversion is a function of the element alone),
    so the products and their order are the bytecode's. */
 TC__PRIVATE void tc__vm_find_contraction(const tc_ir_def *def, const tc_ir_stmt *st,
@@ -9272,7 +9296,9 @@ TC__PRIVATE void tc__vm_find_contraction(const tc_ir_def *def, const tc_ir_stmt 
     int i;
     s->contract.ok = 0;
     if (st->reduce != TC_REDUCE_SUM || v->op != TC_IR_MUL) return;
-    if (v->dtype != TC_FLOAT32 && v->dtype != TC_FLOAT64) return;
+    if (v->dtype != TC_FLOAT32 && v->dtype != TC_FLOAT64 && v->dtype != TC_INT32 &&
+        v->dtype != TC_UINT32 && v->dtype != TC_INT64 && v->dtype != TC_UINT64)
+        return;
     if (def->tensors[st->tensor].dtype != v->dtype) return;
     if (s->n_reads != 2 || s->reads[0].gather || s->reads[1].gather) return;
     if (s->reads[0].masked || s->reads[1].masked) return;
@@ -9282,6 +9308,7 @@ TC__PRIVATE void tc__vm_find_contraction(const tc_ir_def *def, const tc_ir_stmt 
         if (a->op != TC_IR_READ || a->tensor != s->reads[i].tensor) return;
         s->contract.src[i] = def->tensors[a->tensor].dtype;
         if (s->contract.src[i] == TC_FLOAT16 && v->dtype != TC_FLOAT32) return;
+        if (!tc__dtype_is_float(v->dtype) && tc__dtype_is_float(s->contract.src[i])) return;
     }
     s->contract.ok = 1;
     s->contract.p = 0;
@@ -11141,6 +11168,8 @@ typedef struct tc__mk_args {
 #if defined(__GNUC__) || defined(__clang__)
 typedef float tc__mk_vf __attribute__((vector_size(64)));
 typedef double tc__mk_vd __attribute__((vector_size(64)));
+typedef uint32_t tc__mk_vu __attribute__((vector_size(64))); /* int32, uint32: wrapping */
+typedef uint64_t tc__mk_vul __attribute__((vector_size(64))); /* int64, uint64 */
 
 /* One reduction step of a tile: 4 rows x 4 vectors. */
 #define TC__MK_STEP(VT, y0, y1, y2, y3, x)                                                    \
@@ -11200,6 +11229,8 @@ typedef double tc__mk_vd __attribute__((vector_size(64)));
     }
 TC__MK_KERNEL(tc__mk_tile_f32, float, tc__mk_vf, TC__MK_LANES32)
 TC__MK_KERNEL(tc__mk_tile_f64, double, tc__mk_vd, TC__MK_LANES64)
+TC__MK_KERNEL(tc__mk_tile_u32, uint32_t, tc__mk_vu, TC__MK_LANES32)
+TC__MK_KERNEL(tc__mk_tile_u64, uint64_t, tc__mk_vul, TC__MK_LANES64)
 #undef TC__MK_KERNEL
 #undef TC__MK_STEP
 #else
@@ -11219,36 +11250,44 @@ TC__MK_KERNEL(tc__mk_tile_f64, double, tc__mk_vd, TC__MK_LANES64)
     }
 TC__MK_KERNEL(tc__mk_tile_f32, float, TC__MK_LANES32)
 TC__MK_KERNEL(tc__mk_tile_f64, double, TC__MK_LANES64)
+TC__MK_KERNEL(tc__mk_tile_u32, uint32_t, TC__MK_LANES32)
+TC__MK_KERNEL(tc__mk_tile_u64, uint64_t, TC__MK_LANES64)
 #undef TC__MK_KERNEL
 #endif
 
 /* Runs a tile and stores (or adds) its valid rows and lanes into W. */
+/* Runs a tile of value dtype t and stores (or adds) its valid rows and
+   lanes into W. Integer values wrap (unsigned lanes of their width, the
+   bits of int32 / int64 arithmetic alike), so any order of their sums is
+   the bytecode's result. */
+#define TC__MK_TILE_CASE(T, NL, kernel)                                                      \
+    do {                                                                                     \
+        T out[TC__MK_ROWS * NL];                                                             \
+        T *W = (T *)A->W;                                                                    \
+        kernel(A, out);                                                                      \
+        for (r = 0; r < A->rows; r++)                                                        \
+            for (l = 0; l < A->lanes; l++) {                                                 \
+                T *w = W + r * A->wr + l * A->ws;                                            \
+                *w = A->assign ? out[r * NL + l] : *w + out[r * NL + l];                     \
+            }                                                                                \
+    } while (0)
 TC__PRIVATE void tc__mk_tile(tc_dtype t, const tc__mk_args *A) {
     int r, l;
-    if (t == TC_FLOAT32) {
-        float out[TC__MK_ROWS * TC__MK_LANES32];
-        float *W = (float *)A->W;
-        tc__mk_tile_f32(A, out);
-        for (r = 0; r < A->rows; r++)
-            for (l = 0; l < A->lanes; l++) {
-                float *w = W + r * A->wr + l * A->ws;
-                *w = A->assign ? out[r * TC__MK_LANES32 + l] : *w + out[r * TC__MK_LANES32 + l];
-            }
-    } else {
-        double out[TC__MK_ROWS * TC__MK_LANES64];
-        double *W = (double *)A->W;
-        tc__mk_tile_f64(A, out);
-        for (r = 0; r < A->rows; r++)
-            for (l = 0; l < A->lanes; l++) {
-                double *w = W + r * A->wr + l * A->ws;
-                *w = A->assign ? out[r * TC__MK_LANES64 + l] : *w + out[r * TC__MK_LANES64 + l];
-            }
+    switch (t) {
+    case TC_FLOAT32: TC__MK_TILE_CASE(float, TC__MK_LANES32, tc__mk_tile_f32); break;
+    case TC_FLOAT64: TC__MK_TILE_CASE(double, TC__MK_LANES64, tc__mk_tile_f64); break;
+    case TC_INT32: case TC_UINT32: TC__MK_TILE_CASE(uint32_t, TC__MK_LANES32, tc__mk_tile_u32); break;
+    case TC_INT64: case TC_UINT64: TC__MK_TILE_CASE(uint64_t, TC__MK_LANES64, tc__mk_tile_u64); break;
+    default: break;
     }
 }
+#undef TC__MK_TILE_CASE
 
 /* n elements of dtype `from` at src[off[i]] (off NULL: src[i * stride])
-   converted to float32 or float64 (`to`) into dst, as the bytecode's CAST
-   converts them (float16: its exact float32 value). */
+   converted to `to` into dst, as the bytecode's CAST converts them
+   (float16: its exact float32 value; an integer into an integer of 4 or 8
+   bytes: modulo 2^32 or 2^64, the bits of int32 and uint32 alike; floats
+   never go to integers here, see tc__vm_find_contraction). */
 #define TC__MK_CONV_LOOP(DST, EXPR)                                                          \
     do {                                                                                     \
         DST *d = (DST *)dst;                                                                 \
@@ -11260,7 +11299,9 @@ TC__PRIVATE void tc__mk_tile(tc_dtype t, const tc__mk_args *A) {
     case TC_##DT: {                                                                          \
         const T *p = (const T *)src;                                                         \
         if (to == TC_FLOAT32) TC__MK_CONV_LOOP(float, TC__MK_PLAIN);                         \
-        else TC__MK_CONV_LOOP(double, TC__MK_PLAIN);                                         \
+        else if (to == TC_FLOAT64) TC__MK_CONV_LOOP(double, TC__MK_PLAIN);                   \
+        else if (tc_dtype_size(to) == 4) TC__MK_CONV_LOOP(uint32_t, TC__MK_PLAIN);           \
+        else TC__MK_CONV_LOOP(uint64_t, TC__MK_PLAIN);                                       \
         break;                                                                               \
     }
 TC__PRIVATE void tc__mk_convert(tc_dtype to, tc_dtype from, void *dst, const void *src,
@@ -11287,9 +11328,9 @@ TC__PRIVATE void tc__mk_convert(tc_dtype to, tc_dtype from, void *dst, const voi
 TC__PRIVATE void tc__mk_pack(tc_dtype t, tc_dtype from, const tc__mk_args *A, void *dst) {
     int64_t s;
     int l;
-    if (from != t) {
+    if (from != t || (t != TC_FLOAT32 && t != TC_FLOAT64)) { /* integers: copied as such */
         size_t esz = tc_dtype_size(t), ssz = tc_dtype_size(from);
-        int nl = t == TC_FLOAT32 ? TC__MK_LANES32 : TC__MK_LANES64;
+        int nl = esz == 4 ? TC__MK_LANES32 : TC__MK_LANES64;
         unsigned char *d = (unsigned char *)dst;
         for (s = 0; s < A->steps; s++, d += (size_t)nl * esz) {
             tc__mk_convert(t, from, d, (const unsigned char *)A->Y + A->oy[s] * (int64_t)ssz, NULL,
@@ -12460,7 +12501,7 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     if (!sp->mk_outer || !tc__vm_mk_tables(P, sp)) return;
     for (k = 0; k < sp->n_outer; k++)
         if (sp->outer[k] != sp->mk_row) sp->mk_outer[sp->n_mk_outer++] = sp->outer[k];
-    sp->mk_lanes = vs->vdt == TC_FLOAT32 ? TC__MK_LANES32 : TC__MK_LANES64;
+    sp->mk_lanes = tc_dtype_size(vs->vdt) == 4 ? TC__MK_LANES32 : TC__MK_LANES64;
     sp->mk_lane_tiles = (tc__vm_extent(sp, sp->lane) + sp->mk_lanes - 1) / sp->mk_lanes;
     sp->mk_row_blocks =
         sp->mk_row < 0 ? 1 : (tc__vm_extent(sp, sp->mk_row) + TC__MK_ROWS - 1) / TC__MK_ROWS;

@@ -5,7 +5,7 @@
    merged into one run of lanes (short rows: float(N,3), float(N,4,4),
    lower bounds other than 0, strided inputs that may not merge) and short
    filters on the lane tile, contractions over converted operands (int8,
-   uint8, float16, int32 into float64), each against a plain loop here and
+   uint8, float16, int32 into float64) and integer ones, each against a plain loop here and
    bitwise across 1, 2 and 3 threads. */
 /* the implementation: tests/tc_impl.c, linked in */
 #include "tc.h"
@@ -307,8 +307,9 @@ static void test_results(void) {
 
 /* A contraction whose operands are converted as the tile reads them:
    int8 rows (X, constant along the lanes), uint8 and float16 columns (Y,
-   packed), int32 into float64. Exact values: the products and sums are
-   exact, so any order of them gives the plain loop's bits. */
+   packed), int32 into float64, int8 into int32 and int32 times uint8 into
+   int64 (integer tiles). Exact values: the products and sums are exact,
+   so any order of them gives the plain loop's bits. */
 typedef struct ex_cast {
     const char *src;
     tc_dtype a, w, out; /* A(M,K), W(K,N), C */
@@ -325,6 +326,7 @@ static double ex_elem(tc_dtype t, const void *p, int64_t i) {
         double v = e ? (1.0 + m / 1024.0) * ldexp(1.0, e - 15) : m / 1024.0 * ldexp(1.0, -14);
         return (h & 0x8000) ? -v : v;
     }
+    case TC_INT64: return (double)((const int64_t *)p)[i];
     case TC_FLOAT64: return ((const double *)p)[i];
     default: return ((const float *)p)[i];
     }
@@ -359,6 +361,8 @@ static void test_cast_contraction(void) {
         {"def f(float(M,K) A, uint8(K,N) W) -> (C) { C(i,j) +=! A(i,k) * float(W(k,j)) }", TC_FLOAT32, TC_UINT8, TC_FLOAT32},
         {"def f(float(M,K) A, float16(K,N) W) -> (C) { C(i,j) +=! A(i,k) * W(k,j) }", TC_FLOAT32, TC_FLOAT16, TC_FLOAT32},
         {"def f(float(M,K) A, int32(K,N) W) -> (C) { C(i,j) +=! double(A(i,k)) * double(W(k,j)) }", TC_FLOAT32, TC_INT32, TC_FLOAT64},
+        {"def f(int8(M,K) A, int8(K,N) W) -> (C) { C(i,j) +=! int32(A(i,k)) * int32(W(k,j)) }", TC_INT8, TC_INT8, TC_INT32},
+        {"def f(int32(M,K) A, uint8(K,N) W) -> (C) { C(i,j) +=! int64(A(i,k)) * int64(W(k,j)) }", TC_INT32, TC_UINT8, TC_INT64},
     };
     const int64_t M = 37, K = 45, N = 70;
     size_t c;
