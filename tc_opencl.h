@@ -2885,7 +2885,7 @@ TC__OCL_PRIVATE void tc__ocl_c_driver(tc__ocl_emitter *E, const char *fn) {
     }
     tc__ocl_line(E, "    const char *path[N_IO + 1] = {0}, *outdir = NULL, *why = NULL;");
     tc__ocl_line(E, "    void *tc_ptr[N_IO + 1] = {0};");
-    tc__ocl_line(E, "    int64_t shape[N_IO + 1][W], tc_vars[N_VARS + 1], tc_sx[N_SX + 1];");
+    tc__ocl_line(E, "    int64_t shape[N_IO + 1][W] = {{0}}, tc_vars[N_VARS + 1] = {0}, tc_sx[N_SX + 1] = {0};");
     tc__ocl_line(E, "    int bound[N_VARS + 1] = {0}, i, k, rc = 1;");
     tc__ocl_line(E, "    char msg[256];");
     tc__ocl_line(E, "    for (i = 1; i < argc; i++) {");
@@ -2944,7 +2944,7 @@ TC__OCL_PRIVATE void tc__ocl_c_driver(tc__ocl_emitter *E, const char *fn) {
                  d->name);
     tc__ocl_line(E, "    for (i = N_IN; i < N_IO; i++)");
     tc__ocl_line(E, "        if (!tc_npy_write(outdir, name[i], code[i], rank[i], shape[i], tc_ptr[i], esize[i]))");
-    tc__ocl_line(E, "            return tc_fail(outdir, \"cannot write an output there\");");
+    tc__ocl_line(E, "            return tc_fail(name[i], \"cannot write OUTDIR/NAME.npy (OUTDIR must exist)\");");
     tc__ocl_line(E, "    for (i = 0; i < N_IO; i++) free(tc_ptr[i]);");
     tc__ocl_line(E, "    (void)dim_var;");
     tc__ocl_line(E, "    return 0;");
