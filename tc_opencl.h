@@ -1,4 +1,8 @@
-/* tc_opencl.h - v0.1.0 - OpenCL C back end for tc.h - MIT licence (end of tc.h)
+/* tc_opencl.h - v0.2.0 - OpenCL C and C99 back ends for tc.h - MIT licence (end of tc.h)
+
+   One emitter, two dialects: OpenCL C kernels (tc_ocl_emit, run by the
+   optional runner) and a self-contained C99 file per def (tc_c_emit, the
+   CLI's `tc c`).
 
    QUICK START
        #define TC_IMPLEMENTATION
@@ -13,6 +17,10 @@
            save_kernels(cl);                 // yours: cl is NUL-terminated OpenCL C
            tc_ocl_free_source(cl, NULL);
        }
+
+       // 1b. The same def as C99: int <def>(...) and <def>_call(...):
+       char *c = NULL;
+       if (tc_c_emit(ir, NULL, TC_C_DRIVER, NULL, &c, &err) == TC_OK) { ... }
 
        // 2. Running (compile with -DTC_OPENCL_RUNNER, link -lOpenCL):
        tc_ocl_runner *r = NULL;
@@ -52,6 +60,20 @@
        FP_CONTRACT is off, so a*b+c is never fused. Gathers are bounds-checked:
        an index out of range records (code, dimension, index) in an error
        buffer and the read is skipped; the runner turns it into TC_ERR_BOUNDS.
+
+   WHAT IS EMITTED AS C99 (tc_c_emit)
+       One file, standard headers only, clean under -std=c99 -Wall -Wextra
+       -Wpedantic (gcc, clang; also -O3 -march=native -ffast-math):
+       tc_<def>_sizes (every size expression, extents, overflow and the
+       run-time checks), int <def>(typed inputs, outputs, sizes) with the
+       statements as nested for loops, int <def>_call(tensors, sizevars),
+       and with TC_C_DRIVER a main() reading and writing .npy files. The
+       arithmetic rules are the OpenCL kernels', through helpers where C99
+       lacks them (integer min/max, saturating casts, sinpi, float16 bits);
+       builtins are libm's, spelled per type (expf). Loop order: see
+       tc__ocl_c_ikj. Gathers out of range return TC_C_ERR_GATHER. Helpers
+       sit under #ifndef guards, so several emitted files (distinct def
+       names, one main at most) can be one translation unit.
 
    THREADING
        Emission is pure. A runner belongs to one thread at a time; a tc_program
@@ -1753,20 +1775,22 @@ TC__OCL_PRIVATE void tc__ocl_update(tc__ocl_emitter *E, const char *off, int mem
        so there it keeps its parentheses (a ?: value would bind wrongly) */
     int plain = !memory && (st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
                 tc__ocl_plain_arith(ct);
+    /* C99: X[off] += v in memory too, where the stored type is the computed one */
+    int c_inplace = memory && E->c99 && tc__ocl_plain_arith(ct) &&
+                    (st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
+                    E->d->tensors[st->tensor].dtype == ct;
     memset(E->avail, 0, sizeof(int) * (size_t)st->n_nodes);
     E->level = 1;
     tc__ocl_str_init(&v, E->out->a);
     tc__ocl_str_init(&c, E->out->a);
     tc__ocl_str_init(&ld, E->out->a);
-    tc__ocl_expr(E, &v, st->value, plain);
+    tc__ocl_expr(E, &v, st->value, plain || c_inplace);
     if (!v.p) tc__ocl_puts(&v, "");
     if (memory) tc__ocl_put_load(E, &ld, st->tensor, off);
     else tc__ocl_puts(&ld, "tc_acc");
     if (!v.oom && !ld.oom) tc__ocl_put_combine(E->c99, &c, st->reduce, ct, ld.p, v.p);
     if (v.oom || c.oom || ld.oom) E->out->oom = 1;
-    else if (memory && E->c99 && tc__ocl_plain_arith(ct) && st->reduce != TC_REDUCE_ASSIGN &&
-             (st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
-             E->d->tensors[st->tensor].dtype == ct) /* C: X[off] += v */
+    else if (c_inplace)
         tc__ocl_line(E, "%s[%s] %s= %s;", E->tname[st->tensor], off,
                      st->reduce == TC_REDUCE_SUM ? "+" : "*", v.p);
     else if (memory) tc__ocl_store_line(E, st->tensor, off, c.p);

@@ -13,7 +13,7 @@
    within kernel_cases.h's KC_LOOSE tolerance where a builtin is called
    (libm's expf against the reference's double). Outputs of the
    accumulating cases start as the same random contents on both sides.
-   Then the error codes (a failed check, a gather out of range, a negative
+   tests/golden/mm.c pins matmul's emitted text. Then the error codes (a failed check, a gather out of range, a negative
    size), the emitter's argument checks, allocation failures, and clang
    (when installed) compiling the same file warning-free, with
    -O3 -march=native -ffast-math as well. */
@@ -492,6 +492,47 @@ static void test_errors(const char *dir) {
     }
 }
 
+static char *ce_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char *s;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    s = (char *)malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (s) s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* matmul's C, symbolic sizes, equals tests/golden/mm.c (the benchmark's
+   baseline: a change to its loops shows here; TC_UPDATE_GOLDEN=1 rewrites
+   it). */
+static void test_golden(void) {
+    tc_program *p = ce_compile(KC_MM);
+    const char *path = "tests/golden/mm.c", *update = getenv("TC_UPDATE_GOLDEN");
+    char *text = NULL, *want;
+    tc_error err;
+    if (!p) return;
+    CHECK(tc_c_emit(tc_program_ir(p, 0), NULL, 0, NULL, &text, &err) == TC_OK && text);
+    if (text && update && strcmp(update, "1") == 0) {
+        FILE *f = fopen(path, "wb");
+        CHECKF(f != NULL, "cannot write %s", path);
+        if (f) fputs(text, f);
+        if (f) fclose(f);
+        printf("rewrote %s\n", path);
+    } else if (text) {
+        want = ce_read_file(path);
+        CHECKF(want && strcmp(want, text) == 0,
+               "the emitted mm differs from %s (TC_UPDATE_GOLDEN=1 rewrites it)\n%s", path, text);
+        free(want);
+    }
+    tc_ocl_free_source(text, NULL);
+    tc_program_free(p);
+}
+
 /* The emitter's own contract: argument checks, flags, allocation failures. */
 static void test_api(void) {
     tc_program *p = ce_compile(KC_SOFTMAX);
@@ -539,6 +580,7 @@ int main(void) {
         return 1;
     }
     RUN(test_api);
+    RUN(test_golden);
     th_current = "cases";
     test_cases(dir);
     th_current = "bench-flags";
