@@ -2529,6 +2529,151 @@ TC__OCL_PRIVATE void tc__ocl_c_nonempty(tc__ocl_emitter *E, tc__ocl_str *s, int 
     if (st->n_loops == 0) tc__ocl_puts(s, "1");
 }
 
+/* Nodes evaluated wherever the statement runs: not those only under a
+   branch of ?: or the right of && and || (tc.h's tc__vm_mark_sure). */
+TC__OCL_PRIVATE void tc__ocl_c_mark_sure(const tc_ir_def *d, const tc_ir_stmt *st,
+                                         unsigned char *sure) {
+    int i, k;
+    memset(sure, 0, (size_t)st->n_nodes + 1);
+    sure[st->value] = 1;
+    for (i = st->n_nodes - 1; i >= 0; i--) {
+        const tc_ir_node *nd = &st->nodes[i];
+        int n = nd->op == TC_IR_SELECT || nd->op == TC_IR_AND || nd->op == TC_IR_OR ? 1 : nd->nargs;
+        if (!sure[i]) continue;
+        for (k = 0; k < n && k < 4; k++) sure[nd->args[k]] = 1;
+        for (k = 0; nd->op == TC_IR_READ && k < d->tensors[nd->tensor].rank; k++)
+            if (!nd->index[k].affine) sure[nd->index[k].node] = 1;
+    }
+}
+/* One dimension's index is loop l itself over [0, extent): nothing to check. */
+TC__OCL_PRIVATE int tc__ocl_c_trivial(tc__ocl_emitter *E, const tc_ir_stmt *st,
+                                      const tc_ir_index *ix, int ext) {
+    int l, one = -1;
+    if (!tc__ocl_sx_is(E->d, E->baked, ix->offset, 0)) return 0;
+    for (l = 0; l < st->n_loops; l++) {
+        if (ix->coef[l] == 0) continue;
+        if (ix->coef[l] != 1 || one >= 0) return 0;
+        one = l;
+    }
+    return one >= 0 && tc__ocl_sx_is(E->d, E->baked, st->loops[one].lo, 0) &&
+           tc__ocl_sx_same(E->d, E->baked, st->loops[one].hi, ext);
+}
+/* The lowest (hi 0) or highest (hi 1) value of an affine index over the
+   statement's loops, in int64 with overflow noted: offset + the sum of
+   coef * (lo or hi - 1), terms that are 0 left out. */
+TC__OCL_PRIVATE void tc__ocl_c_span_end(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_stmt *st,
+                                        const tc_ir_index *ix, int hi) {
+    tc__ocl_str acc, term;
+    int l, n = 0;
+    tc__ocl_str_init(&acc, E->out->a);
+    if (!tc__ocl_sx_is(E->d, E->baked, ix->offset, 0)) {
+        tc__ocl_c_sxref(E, &acc, ix->offset);
+        n++;
+    }
+    for (l = 0; l < st->n_loops; l++) {
+        int64_t c = ix->coef[l];
+        int up = (c > 0) == (hi != 0);
+        if (c == 0 || (!up && tc__ocl_sx_is(E->d, E->baked, st->loops[l].lo, 0))) continue;
+        tc__ocl_str_init(&term, E->out->a);
+        if (c != 1) {
+            tc__ocl_puts(&term, "tc_sx_mul(");
+            tc__ocl_put_i64(1, &term, c);
+            tc__ocl_puts(&term, ", ");
+        }
+        tc__ocl_c_sxref(E, &term, up ? st->loops[l].hi : st->loops[l].lo);
+        if (up) tc__ocl_puts(&term, " - 1");
+        if (c != 1) tc__ocl_puts(&term, ", &tc_ovf)");
+        if (n++ == 0) tc__ocl_puts(&acc, term.p ? term.p : "0");
+        else {
+            tc__ocl_str t2;
+            tc__ocl_str_init(&t2, E->out->a);
+            tc__ocl_printf(&t2, "tc_sx_add(%s, %s, &tc_ovf)", acc.p ? acc.p : "0",
+                           term.p ? term.p : "0");
+            if (term.oom || acc.oom) t2.oom = 1;
+            tc__ocl_str_free(&acc);
+            acc = t2;
+        }
+        tc__ocl_str_free(&term);
+    }
+    if (n == 0) tc__ocl_puts(&acc, "0");
+    if (acc.oom) s->oom = 1;
+    else tc__ocl_puts(s, acc.p);
+    tc__ocl_str_free(&acc);
+}
+/* The backstop behind range inference's proofs (tc_bind_sizes has it
+   too): each statement's write and the affine reads it surely makes lie
+   inside their tensors, or the call returns 1 before writing anything. */
+TC__OCL_PRIVATE void tc__ocl_c_spans(tc__ocl_emitter *E) {
+    const tc_ir_def *d = E->d;
+    int s, i, k, l, lines = 0;
+    for (s = 0; s < d->n_stmts; s++) {
+        const tc_ir_stmt *st = &d->stmts[s];
+        const tc_ir_tensor *w = &d->tensors[st->tensor];
+        unsigned char *sure = (unsigned char *)tc__ocl_arena_alloc(&E->A, (size_t)st->n_nodes + 1, 1);
+        tc__ocl_str lhs, all, c;
+        if (!sure) return;
+        tc__ocl_str_init(&lhs, E->out->a);
+        tc__ocl_str_init(&all, E->out->a);
+        for (l = 0; l < st->n_loops; l++) {
+            tc__ocl_str *t = l < w->rank ? &lhs : &all;
+            tc__ocl_puts(t, t->len ? " && " : "");
+            tc__ocl_c_sxref(E, t, st->loops[l].hi);
+            tc__ocl_puts(t, " > ");
+            tc__ocl_c_sxref(E, t, st->loops[l].lo);
+        }
+        if (!lhs.len) tc__ocl_puts(&lhs, "1");
+        for (k = 0; k < w->rank; k++) {
+            const tc_sx *lo = &d->sx[st->loops[k].lo];
+            int lo_ok = E->baked ? E->baked[st->loops[k].lo] >= 0
+                                 : lo->op == TC_SX_CONST && lo->value >= 0;
+            int hi_ok = tc__ocl_sx_same(d, E->baked, st->loops[k].hi, w->extent[k]);
+            if (lo_ok && hi_ok) continue;
+            tc__ocl_str_init(&c, E->out->a);
+            if (!lo_ok) {
+                tc__ocl_c_sxref(E, &c, st->loops[k].lo);
+                tc__ocl_puts(&c, hi_ok ? " < 0" : " < 0 || ");
+            }
+            if (!hi_ok) {
+                tc__ocl_c_sxref(E, &c, st->loops[k].hi);
+                tc__ocl_puts(&c, " > ");
+                tc__ocl_c_sxref(E, &c, w->extent[k]);
+            }
+            if (c.oom || lhs.oom) E->out->oom = 1;
+            else tc__ocl_line(E, "if ((%s) && (%s)) return 1; /* line %d writes %s */", lhs.p, c.p,
+                              st->line, w->name);
+            lines++;
+            tc__ocl_str_free(&c);
+        }
+        if (all.len) tc__ocl_puts(&all, " && ");
+        tc__ocl_puts(&all, lhs.p ? lhs.p : "1");
+        tc__ocl_c_mark_sure(d, st, sure);
+        for (i = 0; i < st->n_nodes; i++) {
+            const tc_ir_node *nd = &st->nodes[i];
+            if (nd->op != TC_IR_READ || !sure[i]) continue;
+            for (k = 0; k < d->tensors[nd->tensor].rank; k++) {
+                const tc_ir_index *ix = &nd->index[k];
+                int ext = d->tensors[nd->tensor].extent[k];
+                if (!ix->affine || tc__ocl_c_trivial(E, st, ix, ext)) continue;
+                tc__ocl_str_init(&c, E->out->a);
+                tc__ocl_c_span_end(E, &c, st, ix, 0);
+                if (c.p && strcmp(c.p, "0") == 0) c.len = 0, c.p[0] = '\0'; /* min 0 */
+                else tc__ocl_puts(&c, " < 0 || ");
+                tc__ocl_c_span_end(E, &c, st, ix, 1);
+                tc__ocl_puts(&c, " >= ");
+                tc__ocl_c_sxref(E, &c, ext);
+                if (c.oom || all.oom) E->out->oom = 1;
+                else tc__ocl_line(E, "if ((%s) && (%s)) return 1; /* line %d reads %s */", all.p, c.p,
+                                  st->line, d->tensors[nd->tensor].name);
+                lines++;
+                tc__ocl_str_free(&c);
+            }
+        }
+        tc__ocl_str_free(&lhs);
+        tc__ocl_str_free(&all);
+    }
+    if (lines) tc__ocl_line(E, "if (tc_ovf) return 4;");
+}
+
 /* static int tc_<def>_sizes(inputs, sizes, int64_t *tc_sx): every size
    expression, the extents, element counts and run-time checks. */
 TC__OCL_PRIVATE void tc__ocl_c_sizes_fn(tc__ocl_emitter *E, const char *fn) {
@@ -2606,6 +2751,7 @@ TC__OCL_PRIVATE void tc__ocl_c_sizes_fn(tc__ocl_emitter *E, const char *fn) {
         else tc__ocl_line(E, "if (%s) return 1;", cond.p);
         tc__ocl_str_free(&cond);
     }
+    tc__ocl_c_spans(E);
     tc__ocl_line(E, "return 0;");
     E->indent--;
     tc__ocl_line(E, "}");
