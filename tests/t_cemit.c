@@ -385,24 +385,22 @@ static ce_call_fn ce_build_one(const char *dir, const char *src, const int64_t *
     return fn;
 }
 
-/* The BENCH.md kernels (the first kernel_cases of their names) built as
-   the benchmark builds them, -O3 -march=native -ffast-math: warning-free. */
-static void test_bench_flags(const char *dir) {
-    static const char *const srcs[] = {KC_MM, KC_MV, KC_BMM, KC_CONV, KC_MAXPOOL, KC_EW_TANH,
-                                       KC_EW_FMA, KC_SOFTMAX, KC_LAYERNORM, KC_STENCIL3, KC_SUM,
-                                       KC_ROWSUM};
+/* Writes the defs of srcs (the first with its driver) to dir/name.c and
+   compiles it -O3 -march=native -ffast-math -Werror with $CC and clang. */
+static void ce_build_o3(const char *dir, const char *name, const char *const *srcs, int n) {
     char path[512], cmd[1024];
     FILE *f;
-    size_t i;
-    snprintf(path, sizeof path, "%s/bench.c", dir);
+    int i;
+    snprintf(path, sizeof path, "%s/%s.c", dir, name);
     f = fopen(path, "wb");
     CHECK(f != NULL);
-    for (i = 0; f && i < sizeof srcs / sizeof srcs[0]; i++) {
+    for (i = 0; f && i < n; i++) {
         tc_program *p = ce_compile(srcs[i]);
         char *text = NULL;
         tc_error err;
         if (!p) continue;
-        CHECK(tc_c_emit(tc_program_ir(p, 0), NULL, 0, NULL, &text, &err) == TC_OK);
+        CHECK(tc_c_emit(tc_program_ir(p, 0), NULL, i == 0 ? TC_C_DRIVER : 0, NULL, &text,
+                        &err) == TC_OK);
         if (text) fputs(text, f);
         tc_ocl_free_source(text, NULL);
         tc_program_free(p);
@@ -420,6 +418,20 @@ static void test_bench_flags(const char *dir) {
                  path);
         CHECKF(ce_system(cmd), "%s", cmd);
     }
+}
+
+/* The BENCH.md kernels (the first kernel_cases of their names) built as
+   the benchmark builds them, -O3 -march=native -ffast-math, mm with its
+   driver: warning-free (the optimizer's warnings: -O1 saw none of the
+   driver's with no size variables); and a def without size variables,
+   with its driver. */
+static void test_bench_flags(const char *dir) {
+    static const char *const srcs[] = {KC_MM, KC_MV, KC_BMM, KC_CONV, KC_MAXPOOL, KC_EW_TANH,
+                                       KC_EW_FMA, KC_SOFTMAX, KC_LAYERNORM, KC_STENCIL3, KC_SUM,
+                                       KC_ROWSUM};
+    static const char *const scalar[] = {"def sc(double a, double b) -> (c) { c = a * b - a }"};
+    ce_build_o3(dir, "bench", srcs, (int)(sizeof srcs / sizeof srcs[0]));
+    ce_build_o3(dir, "scalar", scalar, 1);
 }
 
 /* The span backstop: matmul's IR with loop j run to K instead of N (a
