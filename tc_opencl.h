@@ -2867,8 +2867,13 @@ TC__OCL_PRIVATE void tc__ocl_c_function(tc__ocl_emitter *E, const char *fn, int 
     tc__ocl_line(E, "if (tc_rc != 0) return tc_rc;");
     for (i = 0; i < d->n_inputs + d->n_outputs; i++)
         if (!tc__ocl_c_mentions(d, i)) tc__ocl_line(E, "(void)%s;", E->tname[i]);
+    for (i = d->n_inputs + d->n_outputs; i < d->n_tensors; i++) { /* tc__ocl_c_temps names them */
+        int k;
+        for (k = 0; k < d->tensors[i].rank; k++) E->sx_used[d->tensors[i].extent[k]] = 1;
+    }
     for (i = 0; i < d->n_sx; i++)
-        if (E->sx_used[i]) tc__ocl_line(E, "const int64_t tc_s%d = tc_sx[%d];", i, i);
+        if (E->sx_used[i] && !E->baked && d->sx[i].op != TC_SX_CONST && d->sx[i].op != TC_SX_VAR)
+            tc__ocl_line(E, "const int64_t tc_s%d = tc_sx[%d];", i, i);
     tc__ocl_c_temps(E, 1);
     if (body.p) tc__ocl_puts(E->out, body.p);
     tc__ocl_c_temps(E, 0);
