@@ -1380,6 +1380,41 @@ TC__OCL_PRIVATE void tc__ocl_operand(tc__ocl_emitter *E, tc__ocl_str *t, int n) 
     if (!t->p) tc__ocl_puts(t, "");
 }
 
+/* An integer comparison with a constant at its type's limit (u >= 0,
+   x <= INT8_MAX, 0 > u): 1 always true, 0 always false, -1 neither; *keep:
+   the other operand (0 left, 1 right). */
+TC__OCL_PRIVATE int tc__ocl_c_tautology(tc__ocl_emitter *E, const tc_ir_node *nd, int *keep) {
+    const tc_ir_node *x = &E->st->nodes[nd->args[0]], *y = &E->st->nodes[nd->args[1]];
+    tc_dtype t = x->dtype;
+    int bits = (int)tc_dtype_size(t) * 8, side, at_min, at_max;
+    tc_ir_op op = nd->op;
+    int64_t c;
+    if (!tc__ocl_is_int(t) || op < TC_IR_LT || op > TC_IR_GE) return -1;
+    if (y->op == TC_IR_CONST) side = 1;
+    else if (x->op == TC_IR_CONST) side = 0;
+    else return -1;
+    c = side ? y->ival : x->ival;
+    if (tc__ocl_is_signed(t)) { /* the value as that many bits, sign-extended */
+        int64_t m = bits < 64 ? (int64_t)1 << (bits - 1) : INT64_MIN;
+        if (bits < 64) c = (int64_t)(((uint64_t)c & (((uint64_t)1 << bits) - 1)) ^ (uint64_t)m) - m;
+        at_min = c == (bits < 64 ? -m : INT64_MIN);
+        at_max = c == (bits < 64 ? m - 1 : INT64_MAX);
+    } else {
+        uint64_t u = bits < 64 ? (uint64_t)c & (((uint64_t)1 << bits) - 1) : (uint64_t)c;
+        at_min = u == 0;
+        at_max = u == (bits < 64 ? ((uint64_t)1 << bits) - 1 : UINT64_MAX);
+    }
+    *keep = !side;
+    if (!side) /* c OP x as x OP' c */
+        op = op == TC_IR_LT ? TC_IR_GT : op == TC_IR_LE ? TC_IR_GE : op == TC_IR_GT ? TC_IR_LT
+                                                                                     : TC_IR_LE;
+    if (at_min && op == TC_IR_GE) return 1;
+    if (at_min && op == TC_IR_LT) return 0;
+    if (at_max && op == TC_IR_LE) return 1;
+    if (at_max && op == TC_IR_GT) return 0;
+    return -1;
+}
+
 TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_node *nd,
                                         int top) {
     tc__ocl_str a, b;
@@ -1415,9 +1450,14 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
     }
     default: {
         static const char *const cmp[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-        tc__ocl_open(E, s, top);
-        tc__ocl_printf(s, "%s %s %s", a.p, cmp[nd->op - TC_IR_LT], b.p);
-        tc__ocl_close(E, s, top);
+        int keep = -1, taut = E->c99 ? tc__ocl_c_tautology(E, nd, &keep) : -1;
+        if (taut >= 0) /* C: gcc's -Wtype-limits would flag it; the operand is still evaluated */
+            tc__ocl_printf(s, "((void)%s, %s)", keep ? b.p : a.p, taut ? "true" : "false");
+        else {
+            tc__ocl_open(E, s, top);
+            tc__ocl_printf(s, "%s %s %s", a.p, cmp[nd->op - TC_IR_LT], b.p);
+            tc__ocl_close(E, s, top);
+        }
         break;
     }
     }

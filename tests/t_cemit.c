@@ -77,6 +77,11 @@ static const kc_case ce_extra[] = {
      "M=5 K=7 N=33", 0, KC_EXACT, 1},
     {"reads-own-element", "def rs(float(N) x) -> (y) {\n    y(i) = x(i)\n    y(i) += y(i) * x(i)\n}\n",
      "N=11", 0, KC_EXACT, 0},
+    {"limits-compare", /* comparisons gcc's -Wtype-limits calls always true or false */
+     "def lim(uint32(N) a, uint8(N) b, int8(N) c, float(V) T, int32(N) I) -> (x, y, z) {\n"
+     "    x(i) = a(i) >= 0u ? 1 : 2\n    y(i) = b(i) <= uint8(255) && c(i) > int8(-128)\n"
+     "    z(i) = 0u > a(i) || int8(127) >= c(i) ? T(I(i)) : 0.0\n}\n",
+     "N=60 V=5", "a=* b=* c=* I=0:4", KC_EXACT, 0},
     {"names-c-reserved",
      "def free(float(N) calloc, float(N) malloc, float(N) expf) -> (size_t, int8_t) {\n"
      "    size_t(main) = calloc(main) + malloc(main)\n    int8_t(main) = expf(main)\n}\n",
