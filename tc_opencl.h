@@ -1451,6 +1451,12 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
     default: {
         static const char *const cmp[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"};
         int keep = -1, taut = E->c99 ? tc__ocl_c_tautology(E, nd, &keep) : -1;
+        tc_dtype ot = E->st->nodes[nd->args[0]].dtype;
+        if (E->c99 && taut < 0 && nd->op <= TC_IR_NE && !tc__ocl_is_float(ot) &&
+            strcmp(a.p, b.p) == 0) { /* x == x of integers: clang's -Wtautological-compare */
+            keep = 0;
+            taut = nd->op == TC_IR_LE || nd->op == TC_IR_GE || nd->op == TC_IR_EQ;
+        }
         if (taut >= 0) /* C: gcc's -Wtype-limits would flag it; the operand is still evaluated */
             tc__ocl_printf(s, "((void)%s, %s)", keep ? b.p : a.p, taut ? "true" : "false");
         else {

@@ -82,6 +82,10 @@ static const kc_case ce_extra[] = {
      "    x(i) = a(i) >= 0u ? 1 : 2\n    y(i) = b(i) <= uint8(255) && c(i) > int8(-128)\n"
      "    z(i) = 0u > a(i) || int8(127) >= c(i) ? T(I(i)) : 0.0\n}\n",
      "N=60 V=5", "a=* b=* c=* I=0:4", KC_EXACT, 0},
+    {"self-compare", /* x == x: clang's -Wtautological-compare for integers; floats keep NaN's */
+     "def selfc(float(N) x, int32(N) k) -> (y, z) {\n"
+     "    y(i) = x(i) != x(i) ? 0.0 : x(i)\n    z(i) = k(i) == k(i) && k(i) >= k(i) ? 1 : 0\n}\n",
+     "N=40", "x=~? k=*", KC_EXACT, 0},
     {"names-c-reserved",
      "def free(float(N) calloc, float(N) malloc, float(N) expf) -> (size_t, int8_t) {\n"
      "    size_t(main) = calloc(main) + malloc(main)\n    int8_t(main) = expf(main)\n}\n",
