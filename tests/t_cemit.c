@@ -17,7 +17,8 @@
    size), the span backstop (an IR whose loop runs past the written tensor
    is refused at run time, nothing written), the emitter's argument checks, allocation failures, and clang
    (when installed) compiling the same file warning-free, with
-   -O3 -march=native -ffast-math as well. */
+   -O3 -march=native -ffast-math as well, and every def of the fuzz corpus
+   (tests/fuzz/compile_run) compiled -Werror by gcc and clang. */
 #define _DEFAULT_SOURCE
 #define TC_IMPLEMENTATION
 #include "tc.h"
@@ -27,6 +28,7 @@
 #include "ref_eval.h"
 #include "kernel_cases.h"
 #include "fail_alloc.h"
+#include <dirent.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -249,6 +251,27 @@ static void ce_prepare(ce_run *r, int idx, FILE *f) {
     if (st == TC_OK) fputs(text, f);
     tc_ocl_free_source(text, NULL);
     r->ok = st == TC_OK;
+}
+
+static char *ce_read_file_n(const char *path, long *len) {
+    FILE *f = fopen(path, "rb");
+    char *s;
+    long n;
+    *len = 0;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    s = (char *)malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (s) s[n] = '\0';
+    fclose(f);
+    *len = n;
+    return s;
+}
+static char *ce_read_file(const char *path) {
+    long n;
+    return ce_read_file_n(path, &n);
 }
 
 typedef int (*ce_call_fn)(void *const *, const int64_t *);
@@ -506,6 +529,66 @@ static void test_span_backstop(const char *dir) {
     tc_program_free(p);
 }
 
+/* Every def of the fuzz corpus (tests/fuzz/compile_run: two bytes of run
+   options, then the source) that compiles, emitted (renamed f<N>_<def>)
+   into one file: gcc -O1 and clang compile it with -Werror. */
+static void test_corpus(const char *dir) {
+    const char *cdir = "tests/fuzz/compile_run";
+    DIR *dp = opendir(cdir);
+    struct dirent *de;
+    char path[1024], out[512], cmd[2048];
+    FILE *f;
+    int n = 0;
+    CHECKF(dp != NULL, "cannot open %s (run from the repository root)", cdir);
+    if (!dp) return;
+    snprintf(out, sizeof out, "%s/corpus.c", dir);
+    f = fopen(out, "wb");
+    CHECK(f != NULL);
+    while (f && (de = readdir(dp)) != NULL) {
+        tc_compile_desc cd;
+        tc_program *p = NULL;
+        tc_error err;
+        char *src;
+        long len;
+        int i;
+        if (de->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", cdir, de->d_name);
+        src = ce_read_file_n(path, &len);
+        if (!src || len < 2) {
+            free(src);
+            continue;
+        }
+        memset(&cd, 0, sizeof cd);
+        cd.source = src + 2;
+        if (tc_compile(&cd, &p, &err) == TC_OK) {
+            for (i = 0; i < tc_program_num_defs(p); i++) {
+                tc_ir_def d = *tc_program_ir(p, i);
+                char name[96], *text = NULL;
+                snprintf(name, sizeof name, "f%d_%s", n, d.name);
+                d.name = name;
+                CHECKF(tc_c_emit(&d, NULL, 0, NULL, &text, &err) == TC_OK, "%s: %s", path, err.msg);
+                if (text) fputs(text, f);
+                tc_ocl_free_source(text, NULL);
+                n++;
+            }
+            tc_program_free(p);
+        }
+        free(src);
+    }
+    closedir(dp);
+    if (f) fclose(f);
+    CHECKF(n >= 50, "only %d corpus defs", n);
+    snprintf(cmd, sizeof cmd, "%s -std=c99 -O1 -Wall -Wextra -Wpedantic -Werror -c -o /dev/null %s",
+             ce_cc(), out);
+    CHECKF(ce_system(cmd), "%s", cmd);
+    if (ce_have("clang")) {
+        snprintf(cmd, sizeof cmd,
+                 "clang -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only %s", out);
+        CHECKF(ce_system(cmd), "%s", cmd);
+    }
+    printf("%d corpus defs emitted and compiled\n", n);
+}
+
 /* Return codes: a run-time check, a gather out of range, a negative size,
    a baked size given another value. The driver's main() is in these files
    too (it must link into a shared object as well). */
@@ -575,21 +658,6 @@ static void test_errors(const char *dir) {
         } else CHECK(0);
         tc_program_free(p);
     }
-}
-
-static char *ce_read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *s;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    s = (char *)malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
 }
 
 /* matmul's C, symbolic sizes, equals tests/golden/mm.c (the benchmark's
@@ -670,6 +738,8 @@ int main(void) {
     test_cases(dir);
     th_current = "bench-flags";
     test_bench_flags(dir);
+    th_current = "corpus";
+    test_corpus(dir);
     th_current = "errors";
     test_errors(dir);
     th_current = "span-backstop";
