@@ -1642,11 +1642,10 @@ TC__OCL_PRIVATE void tc__ocl_local_gather(tc__ocl_emitter *E, int n) {
     tc__ocl_str_init(&load, E->out->a);
     tc__ocl_put_offset(E, &off, nd->tensor, nd->index, idx);
     if (!off.oom) tc__ocl_put_load(E, &load, nd->tensor, off.p);
-    if (E->c99 && !off.oom && !load.oom)
-        tc__ocl_line(E, "const %s tc_v%d = %s;", tc__ocl_ctype(1, nd->dtype), n, load.p);
-    else if (!E->c99) tc__ocl_line(E, "%s tc_v%d = 0;", tc__ocl_ctype(0, nd->dtype), n);
+    if (!E->c99) tc__ocl_line(E, "%s tc_v%d = 0;", tc__ocl_ctype(0, nd->dtype), n);
     if (cond.oom || off.oom || load.oom) E->out->oom = 1;
-    else if (E->c99) (void)code;
+    else if (E->c99) /* the indices were checked above, each on its own line */
+        tc__ocl_line(E, "const %s tc_v%d = %s;", tc__ocl_ctype(1, nd->dtype), n, load.p);
     else tc__ocl_line(E, "if (%s) tc_v%d = %s;", cond.p, n, load.p);
     tc__ocl_str_free(&cond);
     tc__ocl_str_free(&off);
