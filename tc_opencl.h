@@ -122,9 +122,11 @@ TC_OCL_API void tc_ocl_free_source(char *src, const tc_allocator *a); /* NULL is
    trailing arguments, else the def's n_sx values (tc_bind_sizes) baked in.
    flags: TC_C_DRIVER also emits main(): `./prog NAME=in.npy ... -o OUTDIR`
    reads .npy inputs, binds sizes from their shapes, writes OUTDIR/OUT.npy.
-   Free *out with tc_ocl_free_source and the same allocator. */
+   The emitted functions keep no state: calls on distinct buffers may run
+   at once. Free *out with tc_ocl_free_source and the same allocator. */
 #define TC_C_DRIVER 1
-#define TC_C_ERR_CHECK 1  /* a run-time check (tc_ir_check) failed; nothing written */
+#define TC_C_ERR_CHECK 1  /* a run-time check (tc_ir_check) failed, or an access would leave
+                             its tensor (the span backstop); nothing written */
 #define TC_C_ERR_GATHER 2 /* a gather index out of range; outputs may be partly written */
 #define TC_C_ERR_NOMEM 3  /* a temporary could not be allocated; nothing written */
 #define TC_C_ERR_SIZE 4   /* a size overflows 64 bits or is negative, or a 0-rank size input
