@@ -29,7 +29,7 @@ TOPT := -O2
 # near CI's 10 minutes (the kernels' -O2 builds: t_kernels, t_math,
 # t_stream, t_discard and the others linked to tc_impl.o; -march=native:
 # t_native, t_stream_native, t_contract).
-TESTS_O1 := t_parse t_frontend t_vm t_opencl
+TESTS_O1 := t_parse t_frontend t_vm t_opencl t_cemit
 # -O0: the sanitized build compiles in 14 s rather than 32 (a dozen of them
 # are most of a test run); its tests run about twice as long, which costs less
 SAN := -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -122,6 +122,8 @@ $(BUILD)/test/t_inplace_stream $(BUILD)/test-san/t_inplace_stream: tests/t_inpla
 # lines (sanitized, -O0 without -march, it would be t_stream again)
 $(BUILD)/test/t_stream_native: tests/t_stream_native.c tests/t_kernels.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 $(OPT) -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
+# t_cemit loads the C it compiles with dlopen (in libc since glibc 2.34, -ldl before)
+$(BUILD)/test/t_cemit $(BUILD)/test-san/t_cemit: LIBS += -ldl
 # t_npy includes the CLI's .npy reader and writer
 $(BUILD)/test/t_npy $(BUILD)/test-san/t_npy: tools/npy.h
 # t_fuzz_replay includes both fuzz targets (and so npy.h)

@@ -187,7 +187,7 @@ t "unknown size" 2 "$TC" infer mm.tc M=2 Q=3
 has "unknown size message" err "unknown size 'Q'; the sizes of def mm: M K N"
 t "help" 0 "$TC" --help
 has "help text" out "usage: tc COMMAND"
-for cmd in check infer run disasm loops opencl bench; do
+for cmd in check infer run disasm loops opencl c bench explain; do
     t "$cmd --help" 0 "$TC" $cmd --help
     has "$cmd --help: its synopsis" out "  $cmd "
     t "$cmd -h after arguments" 0 "$TC" $cmd mm.tc -h
@@ -423,6 +423,16 @@ t "bench keep all" 0 "$TC" bench softmax.tc M=64 N=100 --reps 3
 has "bench keep all bytes" out "(0.077 MB of inputs + outputs"
 usage "discard unknown output" bench softmax.tc M=4 N=4 --discard e,q
 has "discard unknown message" err "--discard: def softmax has no output 'q'"
+t "explain" 0 "$TC" explain softmax.tc M=64 N=100 --threads 2
+has "explain head" out "def softmax: M=64 N=100, 2 threads, kernels for"
+has "explain statement" out "statement 2, line 3: e(i,j) = exp(X(i,j) - mx(i))"
+has "explain mechanism" out "  mechanism  "
+has "explain rows" out "row group of statements 1-4"
+t "explain one thread" 0 "$TC" explain mm.tc M=64 N=64 K=64 --threads 1
+has "explain engine" out "packed contraction engine (GEMM panels): M 64 x N 64 x K 64"
+t "explain missing sizes" 2 "$TC" explain mm.tc M=16
+has "explain missing message" err "explain needs every size; missing: K, N"
+t "explain a bad size" 1 "$TC" explain mm.tc M=16 K=-1 N=2
 usage "discard no names" bench softmax.tc M=4 N=4 --discard
 usage "discard on run" run mm.tc -i A=a.npy -i B=b.npy -o outd --discard C
 
