@@ -2454,6 +2454,19 @@ TC__OCL_PRIVATE void tc__ocl_c_fill(tc__ocl_emitter *E) {
     tc__ocl_str_free(&id);
 }
 
+/* Before the statement's outermost loop when it is an output loop and no
+   gather can stop the run inside it: the loop is shared over OpenMP's
+   threads when the C is compiled with -fopenmp (each iteration writes its
+   own elements), and nothing without it. */
+TC__OCL_PRIVATE void tc__ocl_c_parallel(tc__ocl_emitter *E) {
+    int n;
+    for (n = 0; n < E->st->n_nodes; n++)
+        if (tc__ocl_is_gather(E->d, &E->st->nodes[n])) return;
+    tc__ocl_line(E, "#if defined(_OPENMP)");
+    tc__ocl_line(E, "#pragma omp parallel for");
+    tc__ocl_line(E, "#endif");
+}
+
 /* One statement as a block of nested loops. */
 TC__OCL_PRIVATE void tc__ocl_c_stmt(tc__ocl_emitter *E) {
     const tc_ir_stmt *st = E->st;
@@ -2473,12 +2486,14 @@ TC__OCL_PRIVATE void tc__ocl_c_stmt(tc__ocl_emitter *E) {
         tc__ocl_body(E, off.p);
     } else if (ikj) {
         tc__ocl_comment_line(E, "", "i-k-j order: the innermost loop walks the output row");
+        if (r > 1) tc__ocl_c_parallel(E);
         for (l = 0; l < r - 1; l++) tc__ocl_for(E, l);
         for (l = r; l < st->n_loops; l++) tc__ocl_for(E, l);
         tc__ocl_for(E, r - 1);
         tc__ocl_update(E, off.p, 1);
         for (l = 0; l < st->n_loops; l++) tc__ocl_end(E);
     } else {
+        if (r > 0) tc__ocl_c_parallel(E);
         for (l = 0; l < r; l++) tc__ocl_for(E, l);
         tc__ocl_body(E, off.p);
         for (l = 0; l < r; l++) tc__ocl_end(E);

@@ -204,6 +204,22 @@ t "baked driver" 0 ./mmb.bin A=mm_A.npy B=mm_B.npy -o c_b
 cmp -s c_b/C.npy c_mm/C.npy && ok || bad "baked and symbolic mm differ"
 t "baked driver, other shapes" 1 ./mmb.bin A=mv_A.npy B=mm_B.npy -o c_b
 
+# ---- OpenMP: the outer output loops shared when built with -fopenmp ----
+has "tc c: parallel pragma" mm.c "#pragma omp parallel for"
+if echo 'int main(void){return 0;}' | "$CC" -fopenmp -x c - -o /dev/null 2>/dev/null; then
+    for d in mm softmax layernorm conv2d; do
+        t "cc -fopenmp $d" 0 "$CC" -std=c99 -O1 -fopenmp -Wall -Wextra -Wpedantic -Werror "$d.c" -o "$d.omp" -lm
+        mkdir -p "o_$d"
+        rest=$(grep "^$d " args.txt | cut -d' ' -f2-)
+        t "OpenMP driver $d" 0 env OMP_NUM_THREADS=3 "./$d.omp" $rest -o "o_$d"
+        for f in "c_$d"/*.npy; do
+            cmp -s "$f" "o_$d/$(basename "$f")" && ok || bad "$d at 3 OpenMP threads: $(basename "$f") differs"
+        done
+    done
+else
+    echo "note: $CC has no -fopenmp; the OpenMP build is not checked"
+fi
+
 # ---- the CLI ----
 t "tc c to stdout" 0 "$TC" c k.tc --entry rowsum
 has "tc c stdout: function" out "int rowsum(const float *restrict A, float *restrict r, int64_t M, int64_t N)"

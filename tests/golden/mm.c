@@ -80,6 +80,9 @@ int mm(const float *restrict A, const float *restrict B, float *restrict C, int6
         for (int64_t tc_r = 0; tc_r < M * N; tc_r++) /* `!` */
             C[tc_r] = 0.0f;
         /* i-k-j order: the innermost loop walks the output row */
+        #if defined(_OPENMP)
+        #pragma omp parallel for
+        #endif
         for (int64_t i = 0; i < M; i++) {
             for (int64_t k = 0; k < K; k++) {
                 for (int64_t j = 0; j < N; j++) {
