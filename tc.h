@@ -11373,6 +11373,8 @@ typedef struct tc__vm_rplan { /* a read slot, for concrete sizes */
     int64_t c0;         /* element offset of the affine dims at loop values 0 */
     int64_t *lstride;   /* per loop: element stride through the affine dims */
     int checked;        /* masked affine read not proven in bounds: check lanes */
+    int period;         /* folded short rows (tc__vm_plan_fold): the read is the same in every
+                           row, so a block is its row's `period` lanes repeated */
     int copy;           /* an input a run in place writes over (tc__vm_inplace_kind): each
                            block is copied into its register, never read through a pointer
                            into the tensor, so no kernel's output is also its source */
@@ -11644,6 +11646,28 @@ TC__PRIVATE void tc__vm_prefetch(const void *base, int64_t byte_off, int bytes, 
 
 /* LOAD: contiguous reads of a plain dtype become a pointer into the tensor
    (no copy); others are copied into the destination d. */
+/* A read the same in every folded row (tc__vm_plan_fold): its row's
+   lanes, then copies of them through the block. */
+TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *d, int n, int64_t off,
+                                     int64_t ls) {
+    const tc__vm_rplan *rp = &R->sp->reads[in->b];
+    const unsigned char *base = R->T->ptr[rp->tensor];
+    size_t esz = tc_dtype_size(rp->st == TC_FLOAT16 ? TC_FLOAT32 : rp->st == TC_BOOL ? TC_UINT8 : rp->st);
+    int p = rp->period, i;
+    if (in->c != TC__VM_NONE) { /* masked: each lane at its row's offset */
+        const uint8_t *m = (const uint8_t *)R->T->rp[in->c];
+        int64_t *offs = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1);
+        if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
+        for (i = 0; i < n; i++) offs[i] = off + ls * (i % p);
+        tc__k_gload(rp->st, d, base, offs, m, n);
+        return 1;
+    }
+    tc__k_load(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), ls, p);
+    for (i = p; i < n; i += i < n - i ? i : n - i) /* doubling: the lanes so far, again */
+        memcpy((unsigned char *)d + (size_t)i * esz, d, (size_t)(i < n - i ? i : n - i) * esz);
+    return 1;
+}
+
 TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int n) {
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
     const unsigned char *base = R->T->ptr[rp->tensor];
@@ -11653,6 +11677,7 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
     const uint8_t *m;
     int64_t *offs;
     int i;
+    if (rp->period && n > rp->period) return tc__vm_load_periodic(R, in, d, n, off, ls);
     if (in->c == TC__VM_NONE) {
         if (ls == 1 && rp->st != TC_FLOAT16 && rp->st != TC_BOOL && d != R->T->direct && !rp->copy) {
             R->T->rp[in->a] = (void *)(uintptr_t)(base + off * (int64_t)esz); /* read only */
@@ -12060,6 +12085,15 @@ TC__PRIVATE int tc__vm_collapsed(const tc__vm_splan *sp, int l) {
    elements apart) over the contiguous h,w: 2.8-4.1 ms, 0.7 ms the other
    way. A pooling window's few steps keep the write's weight (and their
    lane loop: a 2x2 pool 4 outputs wide would take kw, 2 lanes). */
+/* The row loop were l the lane loop: the last output loop but l (not merged). */
+TC__PRIVATE int tc__vm_last_outer(const tc__vm_splan *sp, int l) {
+    int k, rank = 0, best = -1;
+    for (k = 0; k < sp->n_loops; k++) rank += !sp->st->loops[k].reduction;
+    for (k = 0; k < sp->n_loops && k < rank; k++)
+        if (k != l && !tc__vm_collapsed(sp, k) && !(k < 64 && (sp->coalesced >> k) & 1)) best = k;
+    return best;
+}
+TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int lane, int row);
 TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
     const tc_ir_stmt *st = sp->st;
     int l, r, best = -1;
@@ -12079,6 +12113,12 @@ TC__PRIVATE int tc__vm_pick_lane(const tc_plan *P, const tc__vm_splan *sp) {
             score += P->ts[sp->wt][l] == 1 ? write : 0.0;
         else
             score += 1.0;
+        /* a short output loop whose rows fold (tc__vm_plan_fold) runs many
+           rows to a block: as long as they together */
+        if (ext < TC__VM_LANES_ENOUGH && !st->loops[l].reduction) {
+            int row = tc__vm_last_outer(sp, l);
+            if (row >= 0 && tc__vm_fold_at(P, sp, l, row)) ext *= tc__vm_extent(sp, row);
+        }
         /* lanes beyond a few vectors' worth gain little; access costs decide */
         score = (score + 0.5) * (double)(ext < TC__VM_LANES_ENOUGH ? ext : TC__VM_LANES_ENOUGH);
         if (score > best_score || (score == best_score && !st->loops[l].reduction)) {
@@ -12997,18 +13037,33 @@ TC__PRIVATE void tc__vm_plan_tile(const tc_plan *P, tc__vm_splan *sp) {
    reads and the write (no loop index as a value, no gather, no read
    checked lane by lane), on the generic path, the statement not reading
    the tensor it writes (a block computes all its lanes before any
-   store). */
-TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
+   store). A read the same in every row (X(b,i,c) * sc(c) + of(c):
+   sc and of step along the lanes, not the rows) repeats its row's lanes
+   through the block (tc__vm_rplan.period). */
+TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int lane, int row) {
     const tc__vm_stmt *vs = sp->vs;
-    int row = tc__vm_row_loop(sp), rank = P->ir->tensors[sp->wt].rank, k;
+    int rank = P->ir->tensors[sp->wt].rank, k;
     int64_t ext;
-    if (!tc__vm_rows_free(sp) || sp->lane >= rank || sp->tile || sp->n_segs > 1) return;
-    ext = tc__vm_extent(sp, sp->lane);
-    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][sp->lane] ||
+    if (row < 0 || lane < 0 || lane >= rank || row >= rank || tc__vm_stmt_reads(vs, sp->wt)) return 0;
+    ext = tc__vm_extent(sp, lane);
+    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][lane] ||
         !tc__vm_only_affine(sp))
-        return;
+        return 0;
     for (k = 0; k < vs->n_reads; k++)
-        if (sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[sp->lane]) return;
+        if (sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[lane] && sp->reads[k].lstride[row] != 0)
+            return 0;
+    return ext;
+}
+TC__PRIVATE int64_t tc__vm_fold_lanes(const tc_plan *P, const tc__vm_splan *sp) {
+    return sp->lane_red ? 0 : tc__vm_fold_at(P, sp, sp->lane, tc__vm_row_loop(sp));
+}
+TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
+    int row = tc__vm_row_loop(sp), k;
+    int64_t ext;
+    if (!tc__vm_rows_free(sp) || sp->tile || sp->n_segs > 1 || !(ext = tc__vm_fold_lanes(P, sp))) return;
+    for (k = 0; k < sp->vs->n_reads; k++)
+        if (sp->reads[k].lstride[row] == 0 && sp->reads[k].lstride[sp->lane] != 0)
+            sp->reads[k].period = (int)ext;
     sp->fold = (int)(TC_BLOCK / ext);
 }
 
@@ -13053,7 +13108,11 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_order(P, sp);
     tc__vm_plan_direct(P, sp);
     tc__vm_plan_prefetch(P, sp);
-    tc__vm_plan_ew(sp);
+    /* rows shorter than a few vectors that fold (tc__vm_plan_fold) run a
+       block of many of them at once; the element-wise kernels would take
+       a call for each */
+    if (sp->lane < 0 || tc__vm_extent(sp, sp->lane) >= TC__VM_LANES_ENOUGH || !tc__vm_fold_lanes(P, sp))
+        tc__vm_plan_ew(sp);
     tc__vm_plan_stream_chain(sp);
     tc__vm_plan_stream_div(sp);
     if (!sp->inplace && !tc__vm_plan_engine(P, sp)) tc__vm_plan_contract(P, sp);

@@ -130,6 +130,10 @@ static const ex_case ex_cases[] = {
     {"... not through a view whose rows are apart",
      "def f(float(N,C) P) -> (O) { O(i,c) = P(i,c) * 2.0 }", 1, {{2, {1000, 3}, ex_rows4, 4000}}, 1,
      NULL, "merged"},
+    {"... short rows with a per-column operand fold into blocks",
+     "def f(float(B,N,C) X, float(C) sc, float(C) of) -> (O) { O(b,i,c) = X(b,i,c) * sc(c) + of(c) }", 3,
+     {{3, {3, 5000, 4}, NULL, 0}, {1, {4}, NULL, 0}, {1, {4}, NULL, 0}}, 1, "128 short rows to a block",
+     NULL},
     {"... long rows stay rows", "def f(float(N,C) P) -> (O) { O(i,c) = P(i,c) * 2.0 }", 1,
      {{2, {64, 1024}, NULL, 0}}, 1, "(rows)", "merged"},
     {"element-wise chain", "def f(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = a(i) * x(i) + b(i) }",
@@ -283,6 +287,11 @@ static void ref_filter5(float *const *in, float *out) {
         }
 }
 
+static void ref_scale_cols(float *const *in, float *out) { /* X(b,i,c) * sc(c) + of(c) */
+    int64_t e;
+    for (e = 0; e < 3 * 1001 * 3; e++) out[e] = in[0][e] * in[1][e % 3] + in[2][e % 3];
+}
+
 static void test_results(void) {
     static const ex_in n3[1] = {{2, {1001, 3}, NULL, 0}};
     static const ex_in n3s[2] = {{2, {1001, 3}, NULL, 0}, {0, {0}, NULL, 0}};
@@ -301,6 +310,12 @@ static void test_results(void) {
     ex_check_run("float(N,4,4) + float(N,4,4)",
                  "def f(float(N,A,B) P, float(N,A,B) Q) -> (O) { O(i,a,b) = P(i,a,b) + Q(i,a,b) }", c444, 2,
                  ref_add444, 37 * 16);
+    {
+        static const ex_in cols[3] = {{3, {3, 1001, 3}, NULL, 0}, {1, {3}, NULL, 0}, {1, {3}, NULL, 0}};
+        ex_check_run("short rows times per-column operands, folded",
+                     "def f(float(B,N,C) X, float(C) sc, float(C) of) -> (O) { O(b,i,c) = X(b,i,c) * sc(c) + of(c) }",
+                     cols, 3, ref_scale_cols, 3 * 1001 * 3);
+    }
     ex_check_run("a 5-tap filter", "def f(float(H,W) I, float(K) w) -> (T) { T(y,x) +=! I(y,x+k) * w(k) }",
                  filt, 2, ref_filter5, 33 * 297);
 }
