@@ -158,7 +158,7 @@ static void rb_expr(rdef *d, rng *r, ewctx *c, int depth) {
         rb_leaf(d, r, c);
         return;
     }
-    op = (int)rb_int(r, 0, 11);
+    op = (int)rb_int(r, 0, 12);
     c->ops++;
     switch (op) {
     case 0: case 1: case 2: /* + - * */
@@ -212,6 +212,17 @@ static void rb_expr(rdef *d, rng *r, ewctx *c, int depth) {
         rb_cat(d, " / (1.5 + fabs(");
         rb_expr(d, r, c, depth - 1);
         rb_cat(d, ")))");
+        break;
+    case 12: /* a select */
+        rb_cat(d, "(");
+        rb_expr(d, r, c, depth - 1);
+        rb_cat(d, " > ");
+        rb_leaf(d, r, c);
+        rb_cat(d, " ? ");
+        rb_expr(d, r, c, depth - 1);
+        rb_cat(d, " : ");
+        rb_expr(d, r, c, depth - 1);
+        rb_cat(d, ")");
         break;
     default:
         rb_cat(d, "(%s - ", rb_lits[rb_int(r, 0, 5)]);
@@ -281,7 +292,7 @@ static void rb_gen_ew_over(rdef *d, rng *r, int rank, const int64_t *ext, const 
 static void rb_gen_ew(rdef *d, rng *r) {
     const int rank = (int)rb_int(r, 1, 3);
     int64_t ext[3];
-    rb_split(r, rb_log(r, 60000, 400000), rank, ext);
+    rb_split(r, rb_log(r, 100000, 700000), rank, ext);
     rb_gen_ew_over(d, r, rank, ext, rb_chance(r, 20) ? "double" : "float", 0);
 }
 
@@ -293,7 +304,7 @@ static void rb_gen_reduce(rdef *d, rng *r) {
     int64_t ext[3];
     char dims[48] = "", lhs[24] = "", rhs[24] = "";
     int k, n = 0;
-    rb_split(r, rb_log(r, 150000, 1200000), rank, ext);
+    rb_split(r, rb_log(r, 300000, 2000000), rank, ext);
     for (k = 0; k < rank; k++) {
         snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%s", k ? "," : "",
                  rb_var(d, dn[k], ext[k]));
@@ -316,14 +327,16 @@ static void rb_gen_reduce(rdef *d, rng *r) {
 
 static void rb_gen_contract(rdef *d, rng *r) {
     const int kind = (int)rb_int(r, 0, 7);
-    const int64_t macs = rb_log(r, 400000, 3000000);
+    const int64_t macs = rb_log(r, 600000, 4000000);
     int64_t M, N, K, B;
     rb_cat(d, "def %s(", d->name);
     d->depth = 2;
     switch (kind) {
-    case 0: case 1: case 2: { /* mm with layouts; 1: float64; 2: int8 A through float() */
+    case 0: case 1: case 2: { /* mm with layouts; 1: float64 (or float cast to it);
+                                 2: int8 A through float() */
         const int ta = rb_chance(r, 40), tb = rb_chance(r, 40);
-        const char *ty = kind == 1 ? "double" : "float";
+        const int up = kind == 1 && rb_chance(r, 30); /* float inputs, double() products */
+        const char *ty = kind == 1 && !up ? "double" : "float";
         char a[32], bb[32];
         K = rb_log(r, 16, 700);
         M = rb_log(r, 8, 600);
@@ -335,8 +348,9 @@ static void rb_gen_contract(rdef *d, rng *r) {
         rb_param(d, kind == 2 ? "int8" : ty, ta ? "K,M" : "M,K", "A", kind == 2 ? -100 : -1,
                  kind == 2 ? 100 : 1);
         rb_param(d, ty, tb ? "N,K" : "K,N", "W0", -1, 1);
-        snprintf(a, sizeof a, kind == 2 ? "float(A(%s))" : "A(%s)", ta ? "k,i" : "i,k");
-        snprintf(bb, sizeof bb, "W0(%s)", tb ? "j,k" : "k,j");
+        snprintf(a, sizeof a, kind == 2 ? "float(A(%s))" : up ? "double(A(%s))" : "A(%s)",
+                 ta ? "k,i" : "i,k");
+        snprintf(bb, sizeof bb, up ? "double(W0(%s))" : "W0(%s)", tb ? "j,k" : "k,j");
         if (rb_chance(r, 30)) /* output transposed */
             rb_cat(d, ") -> (C) {\n    C(j,i) +=! %s * %s\n}\n", a, bb);
         else
@@ -403,7 +417,7 @@ static void rb_gen_contract(rdef *d, rng *r) {
     default: { /* matrix-vector, either side */
         const int t = rb_chance(r, 50);
         K = rb_log(r, 16, 3000);
-        M = rb_log(r, 100000, 1000000) / K;
+        M = rb_log(r, 300000, 2000000) / K;
         if (M < 2) M = 2;
         rb_var(d, "M", M);
         rb_var(d, "K", K);
@@ -425,7 +439,7 @@ static void rb_gen_stencil(rdef *d, rng *r) {
     case 0: /* 1-D filter over rows */
         KW = rb_int(r, 2, 9);
         R = rb_log(r, 2, 300);
-        W = rb_log(r, 60000, 500000) / (R * (KW > 4 ? 2 : 1));
+        W = rb_log(r, 200000, 1500000) / (R * (KW > 4 ? 2 : 1));
         if (W < KW + 2) W = KW + 2;
         rb_var(d, "R", R);
         rb_var(d, "L", W);
@@ -442,7 +456,7 @@ static void rb_gen_stencil(rdef *d, rng *r) {
         R = ch ? rb_int(r, 2, 16) : 1;
         {
             int64_t e[2];
-            rb_split(r, rb_log(r, 30000, 300000) / (R * KH * KW / 4 + 1), 2, e);
+            rb_split(r, rb_log(r, 100000, 900000) / (R * KH * KW / 4 + 1), 2, e);
             H = e[0] + KH;
             W = e[1] + KW;
         }
@@ -467,7 +481,7 @@ static void rb_gen_stencil(rdef *d, rng *r) {
         const int taps = (int)rb_int(r, 3, 6);
         int64_t e[2];
         int t;
-        rb_split(r, rb_log(r, 80000, 600000), 2, e);
+        rb_split(r, rb_log(r, 250000, 1500000), 2, e);
         rb_var(d, "H", e[0] + 3);
         rb_var(d, "W", e[1] + 3);
         rb_param(d, "float", "H,W", "X", -1, 1);
@@ -484,7 +498,7 @@ static void rb_gen_stencil(rdef *d, rng *r) {
     default: { /* pooling: max (4) or average (5), window k, stride s */
         const int64_t k = rb_int(r, 2, 3), s = rb_int(r, 1, 3);
         int64_t e[2];
-        rb_split(r, rb_log(r, 100000, 800000) / (s == 1 ? 2 : 1), 2, e);
+        rb_split(r, rb_log(r, 300000, 2000000) / (s == 1 ? 2 : 1), 2, e);
         rb_var(d, "H", e[0] + k);
         rb_var(d, "W", e[1] + k);
         rb_param(d, "float", "H,W", "X", -1, 1);
@@ -507,7 +521,7 @@ static void rb_gen_stencil(rdef *d, rng *r) {
 
 static void rb_gen_short(rdef *d, rng *r) {
     const int kind = (int)rb_int(r, 0, 4), c = (int)rb_int(r, 2, 4);
-    const int64_t n = rb_log(r, 20000, 250000);
+    const int64_t n = rb_log(r, 60000, 600000);
     d->depth = 3;
     d->klen = 1;
     if (kind == 4) { /* a random chain over (N, c) */
@@ -571,7 +585,7 @@ static void rb_gen_pipeline(rdef *d, rng *r) {
     d->depth = 8;
     switch (kind) {
     case 0: /* softmax */
-        rb_split(r, rb_log(r, 60000, 400000), 2, e);
+        rb_split(r, rb_log(r, 150000, 800000), 2, e);
         rb_var(d, "M", e[0]);
         rb_var(d, "N", e[1]);
         rb_param(d, "float", "M,N", "X", -2, 2);
@@ -580,7 +594,7 @@ static void rb_gen_pipeline(rdef *d, rng *r) {
         d->klen = (double)e[1];
         break;
     case 1: /* layernorm */
-        rb_split(r, rb_log(r, 60000, 400000), 2, e);
+        rb_split(r, rb_log(r, 150000, 800000), 2, e);
         rb_var(d, "M", e[0]);
         rb_var(d, "N", e[1]);
         rb_param(d, "float", "M,N", "X", -2, 2);
@@ -592,7 +606,7 @@ static void rb_gen_pipeline(rdef *d, rng *r) {
         d->klen = (double)e[1];
         break;
     case 2: /* rmsnorm */
-        rb_split(r, rb_log(r, 60000, 400000), 2, e);
+        rb_split(r, rb_log(r, 150000, 800000), 2, e);
         rb_var(d, "M", e[0]);
         rb_var(d, "N", e[1]);
         rb_param(d, "float", "M,N", "X", -2, 2);
@@ -603,7 +617,7 @@ static void rb_gen_pipeline(rdef *d, rng *r) {
         break;
     case 3: { /* MLP layer with relu */
         const int64_t K = rb_log(r, 16, 512), H = rb_log(r, 16, 512);
-        int64_t B = rb_log(r, 400000, 3000000) / (K * H);
+        int64_t B = rb_log(r, 1000000, 6000000) / (K * H);
         if (B < 2) B = 2;
         rb_var(d, "B", B);
         rb_var(d, "K", K);
@@ -618,7 +632,7 @@ static void rb_gen_pipeline(rdef *d, rng *r) {
     }
     default: { /* LSTM cell */
         const int64_t K = rb_log(r, 16, 256), H = rb_log(r, 16, 256);
-        int64_t B = rb_log(r, 300000, 2000000) / (4 * K * H);
+        int64_t B = rb_log(r, 1500000, 8000000) / (4 * K * H);
         const double w = 1.0 / sqrt((double)K);
         if (B < 2) B = 2;
         rb_var(d, "B", B);
@@ -1170,7 +1184,7 @@ static void rb_build_c(rb_state *S, rrun *runs, int n, const char *dir, void **h
     for (i = 0; i < n; i++)
         if (runs[i].ir && !runs[i].cerr[0]) {
             len += (size_t)snprintf(cmd + len, cap - len, " %s.c", runs[i].d.name);
-            any = 1;
+            any++;
         }
     snprintf(cmd + len, cap - len, " -lm 2>&1");
     if (!any) {
@@ -1180,8 +1194,8 @@ static void rb_build_c(rb_state *S, rrun *runs, int n, const char *dir, void **h
     t0 = now_s();
     rc = rb_run_cmd(cmd, log, sizeof log);
     if (!S->b->o.csv)
-        printf("C: %s " RB_CFLAGS " %s, %d files: %s in %.1f s\n", rb_cc(), omp, n,
-               rc == 0 ? "compiled" : "failed", now_s() - t0);
+        printf("C: %d files compiled at once: %s in %.1f s%s\n\n", any, rc == 0 ? "ok" : "failed",
+               now_s() - t0, rc == 0 ? "" : " (each file alone now)");
     if (rc == 0) {
         char path[600];
         snprintf(path, sizeof path, "%s/all.so", dir);
@@ -1412,6 +1426,21 @@ static int rb_main(bench *b) {
     /* the C's OpenMP workers must not spin between calls (make bench does the same) */
     setenv("OMP_WAIT_POLICY", "passive", 0);
     create_pools(b);
+    {
+        FILE *f = b->o.csv ? stderr : stdout;
+        char thr[64] = "";
+        for (i = 0; i < b->o.n_threads; i++)
+            snprintf(thr + strlen(thr), sizeof thr - strlen(thr), "%s%d", i ? ", " : "",
+                     b->o.threads[i]);
+        fprintf(f, "tc-bench --random %d --seed %llu: tc.h %s, %ld CPUs; tc_plan_run on pools of "
+                "%s threads against each def's C from tc_c_emit (%s " RB_CFLAGS
+                " -fopenmp), interleaved\n", n, (unsigned long long)b->o.seed, TC_VERSION_STRING,
+                sysconf(_SC_NPROCESSORS_ONLN), thr, rb_cc());
+        if (b->o.quick) fprintf(f, "--quick: a few calls each, rough figures\n");
+        fprintf(f, "times: median ms per call; c_2T marked s: that def's C has no OpenMP pragmas "
+                "(one thread)\n\n");
+        fflush(f);
+    }
     for (i = 0; i < n; i++)
         if (!rb_prepare(&runs[i])) {
             runs[i].ir = NULL;
@@ -1422,16 +1451,6 @@ static int rb_main(bench *b) {
     } else {
         have_dir = 1;
         if (rb_emit_all(&S, runs, n, dir)) rb_build_c(&S, runs, n, dir, handles, &n_handles);
-    }
-    {
-        FILE *f = b->o.csv ? stderr : stdout;
-        fprintf(f, "tc-bench --random %d --seed %llu: tc.h %s, %ld CPUs; tc_plan_run on pools of "
-                "1 and 2 threads against each def's C from tc_c_emit (%s " RB_CFLAGS
-                " -fopenmp)%s\n", n, (unsigned long long)b->o.seed, TC_VERSION_STRING,
-                sysconf(_SC_NPROCESSORS_ONLN), rb_cc(), b->o.quick ? "; --quick: rough figures" : "");
-        fprintf(f, "times: median ms per call; c_2T marked s: that def's C has no OpenMP pragmas "
-                "(one thread)\n\n");
-        fflush(f);
     }
     if (b->o.csv) print_csv_header();
     else rb_print_header(b);
