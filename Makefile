@@ -29,7 +29,7 @@ TOPT := -O2
 # near CI's 10 minutes (the kernels' -O2 builds: t_kernels, t_math,
 # t_stream, t_discard and the others linked to tc_impl.o; -march=native:
 # t_native, t_stream_native, t_contract).
-TESTS_O1 := t_parse t_frontend t_vm t_opencl
+TESTS_O1 := t_parse t_frontend t_vm t_opencl t_cemit
 # -O0: the sanitized build compiles in 14 s rather than 32 (a dozen of them
 # are most of a test run); its tests run about twice as long, which costs less
 SAN := -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

@@ -1,4 +1,8 @@
-/* tc_opencl.h - v0.1.0 - OpenCL C back end for tc.h - MIT licence (end of tc.h)
+/* tc_opencl.h - v0.2.0 - OpenCL C and C99 back ends for tc.h - MIT licence (end of tc.h)
+
+   One emitter, two dialects: OpenCL C kernels (tc_ocl_emit, run by the
+   optional runner) and a self-contained C99 file per def (tc_c_emit, the
+   CLI's `tc c`).
 
    QUICK START
        #define TC_IMPLEMENTATION
@@ -13,6 +17,10 @@
            save_kernels(cl);                 // yours: cl is NUL-terminated OpenCL C
            tc_ocl_free_source(cl, NULL);
        }
+
+       // 1b. The same def as C99: int <def>(...) and <def>_call(...):
+       char *c = NULL;
+       if (tc_c_emit(ir, NULL, TC_C_DRIVER, NULL, &c, &err) == TC_OK) { ... }
 
        // 2. Running (compile with -DTC_OPENCL_RUNNER, link -lOpenCL):
        tc_ocl_runner *r = NULL;
@@ -53,6 +61,20 @@
        an index out of range records (code, dimension, index) in an error
        buffer and the read is skipped; the runner turns it into TC_ERR_BOUNDS.
 
+   WHAT IS EMITTED AS C99 (tc_c_emit)
+       One file, standard headers only, clean under -std=c99 -Wall -Wextra
+       -Wpedantic (gcc, clang; also -O3 -march=native -ffast-math):
+       tc_<def>_sizes (every size expression, extents, overflow and the
+       run-time checks), int <def>(typed inputs, outputs, sizes) with the
+       statements as nested for loops, int <def>_call(tensors, sizevars),
+       and with TC_C_DRIVER a main() reading and writing .npy files. The
+       arithmetic rules are the OpenCL kernels', through helpers where C99
+       lacks them (integer min/max, saturating casts, sinpi, float16 bits);
+       builtins are libm's, spelled per type (expf). Loop order: see
+       tc__ocl_c_ikj. Gathers out of range return TC_C_ERR_GATHER. Helpers
+       sit under #ifndef guards, so several emitted files (distinct def
+       names, one main at most) can be one translation unit.
+
    THREADING
        Emission is pure. A runner belongs to one thread at a time; a tc_program
        may be run by several runners at once.
@@ -86,6 +108,29 @@ TC_OCL_API tc_status tc_ocl_emit(const struct tc_ir_def *d, const int64_t *sx_va
                                  int allow_fp64, const tc_allocator *a, char **source_out,
                                  tc_error *err);
 TC_OCL_API void tc_ocl_free_source(char *src, const tc_allocator *a); /* NULL is a no-op */
+
+/* C99 source for def d (tc c): a self-contained file, standard headers
+   only, defining
+       int <def>(const T *in..., T *out..., int64_t size...)  (typed)
+       int <def>_call(void *const *tensors, const int64_t *sizevars)
+   tensors: inputs then outputs in IR order; sizevars: d->sizevars in order
+   (ignored when baked). T is the storage type: float, double, int8_t ...
+   uint64_t, bool as uint8_t (0/1), float16 as uint16_t bits. Both return 0
+   or one of the TC_C_ERR_ codes, and never write outside the buffers (the
+   caller's, sized by the sizes given; they must not overlap; temporaries
+   are malloc'ed inside). sx_values: NULL = sizes are the typed function's
+   trailing arguments, else the def's n_sx values (tc_bind_sizes) baked in.
+   flags: TC_C_DRIVER also emits main(): `./prog NAME=in.npy ... -o OUTDIR`
+   reads .npy inputs, binds sizes from their shapes, writes OUTDIR/OUT.npy.
+   Free *out with tc_ocl_free_source and the same allocator. */
+#define TC_C_DRIVER 1
+#define TC_C_ERR_CHECK 1  /* a run-time check (tc_ir_check) failed; nothing written */
+#define TC_C_ERR_GATHER 2 /* a gather index out of range; outputs may be partly written */
+#define TC_C_ERR_NOMEM 3  /* a temporary could not be allocated; nothing written */
+#define TC_C_ERR_SIZE 4   /* a size overflows 64 bits or is negative, or a 0-rank size input
+                             differs from the baked value; nothing written */
+TC_OCL_API tc_status tc_c_emit(const struct tc_ir_def *d, const int64_t *sx_values, int flags,
+                               const tc_allocator *a, char **out, tc_error *err);
 
 #if defined(TC_OPENCL_RUNNER)
 typedef struct tc_ocl_runner tc_ocl_runner; /* context, queue, built programs; one thread */
@@ -308,34 +353,45 @@ TC__OCL_PRIVATE void tc__ocl_arena_free(tc__ocl_arena *A) {
 
 /* ==== [tc:ocl-types] Dtypes in OpenCL C ==================================== */
 
-/* Per dtype: storage type in buffers, compute type of values, the unsigned
-   type integer arithmetic wraps in, and the helper suffix. float16 is
-   stored as half (vload_half/vstore_half_rte), computed in float; bool is
-   stored as uchar (0/1), computed as bool. */
+/* Per dtype, in OpenCL C and then in C99: storage type in buffers, compute
+   type of values, the unsigned type integer arithmetic wraps in; and the
+   helper suffix. float16 is stored as half (vload_half/vstore_half_rte) in
+   OpenCL and as its bits (uint16_t, tc_h2f/tc_f2h) in C, computed in float;
+   bool is stored as a 0/1 byte, computed as bool. */
 /* clang-format off */
-#define TC__OCL_TYPES(X)                                  \
-    X(BOOL,    "uchar",  "bool",   "uint",  "b")          \
-    X(INT8,    "char",   "char",   "uint",  "i8")         \
-    X(INT16,   "short",  "short",  "uint",  "i16")        \
-    X(INT32,   "int",    "int",    "uint",  "i32")        \
-    X(INT64,   "long",   "long",   "ulong", "i64")        \
-    X(UINT8,   "uchar",  "uchar",  "uint",  "u8")         \
-    X(UINT16,  "ushort", "ushort", "uint",  "u16")        \
-    X(UINT32,  "uint",   "uint",   "uint",  "u32")        \
-    X(UINT64,  "ulong",  "ulong",  "ulong", "u64")        \
-    X(FLOAT16, "half",   "float",  "",      "f")          \
-    X(FLOAT32, "float",  "float",  "",      "f")          \
-    X(FLOAT64, "double", "double", "",      "d")
+#define TC__OCL_TYPES(X)                                                                   \
+    X(BOOL,    "uchar",  "bool",   "uint",  "uint8_t",  "bool",     "uint32_t", "b")       \
+    X(INT8,    "char",   "char",   "uint",  "int8_t",   "int8_t",   "uint32_t", "i8")      \
+    X(INT16,   "short",  "short",  "uint",  "int16_t",  "int16_t",  "uint32_t", "i16")     \
+    X(INT32,   "int",    "int",    "uint",  "int32_t",  "int32_t",  "uint32_t", "i32")     \
+    X(INT64,   "long",   "long",   "ulong", "int64_t",  "int64_t",  "uint64_t", "i64")     \
+    X(UINT8,   "uchar",  "uchar",  "uint",  "uint8_t",  "uint8_t",  "uint32_t", "u8")      \
+    X(UINT16,  "ushort", "ushort", "uint",  "uint16_t", "uint16_t", "uint32_t", "u16")     \
+    X(UINT32,  "uint",   "uint",   "uint",  "uint32_t", "uint32_t", "uint32_t", "u32")     \
+    X(UINT64,  "ulong",  "ulong",  "ulong", "uint64_t", "uint64_t", "uint64_t", "u64")     \
+    X(FLOAT16, "half",   "float",  "",      "uint16_t", "float",    "",         "f")       \
+    X(FLOAT32, "float",  "float",  "",      "float",    "float",    "",         "f")       \
+    X(FLOAT64, "double", "double", "",      "double",   "double",   "",         "d")
 /* clang-format on */
 static const struct {
     tc_dtype dt;
-    const char *storage, *compute, *wrap, *sfx;
+    const char *storage, *compute, *wrap, *c_storage, *c_compute, *c_wrap, *sfx;
 } tc__ocl_types[TC_DTYPE_COUNT] = {
-    {TC_DTYPE_UNSET, "", "", "", ""},
-#define TC__OCL_TYPE_INFO(dt, st, ct, wt, sfx) {TC_##dt, st, ct, wt, sfx},
+    {TC_DTYPE_UNSET, "", "", "", "", "", "", ""},
+#define TC__OCL_TYPE_INFO(dt, st, ct, wt, cst, cct, cwt, sfx) {TC_##dt, st, ct, wt, cst, cct, cwt, sfx},
     TC__OCL_TYPES(TC__OCL_TYPE_INFO)
 #undef TC__OCL_TYPE_INFO
 };
+/* The dialect's spellings (c99: 0 OpenCL C, 1 C99). */
+TC__OCL_PRIVATE const char *tc__ocl_ctype(int c99, tc_dtype t) {
+    return c99 ? tc__ocl_types[t].c_compute : tc__ocl_types[t].compute;
+}
+TC__OCL_PRIVATE const char *tc__ocl_storage(int c99, tc_dtype t) {
+    return c99 ? tc__ocl_types[t].c_storage : tc__ocl_types[t].storage;
+}
+TC__OCL_PRIVATE const char *tc__ocl_wrap(int c99, tc_dtype t) {
+    return c99 ? tc__ocl_types[t].c_wrap : tc__ocl_types[t].wrap;
+}
 
 TC__OCL_PRIVATE int tc__ocl_dt_ok(tc_dtype t) {
     return t != TC_DTYPE_UNSET && (unsigned)t < (unsigned)TC_DTYPE_COUNT;
@@ -385,11 +441,13 @@ TC__OCL_PRIVATE int tc__ocl_is_vector_type(const char *s) {
     }
     return 0;
 }
-TC__OCL_PRIVATE int tc__ocl_is_reserved(const char *s) {
+TC__OCL_PRIVATE int tc__ocl_c_reserved(const char *s);
+TC__OCL_PRIVATE int tc__ocl_is_reserved(int c99, const char *s) {
     size_t i;
     int upper = 1, underscore = 0;
     const char *c;
     if (strncmp(s, "tc_", 3) == 0 || s[0] == '_') return 1;
+    if (c99 && tc__ocl_c_reserved(s)) return 1;
     if (strncmp(s, "convert_", 8) == 0 || strncmp(s, "as_", 3) == 0 ||
         strncmp(s, "vload", 5) == 0 || strncmp(s, "vstore", 6) == 0 ||
         strncmp(s, "atomic_", 7) == 0 || strncmp(s, "get_", 4) == 0)
@@ -410,8 +468,8 @@ TC__OCL_PRIVATE void tc__ocl_undot(char *s) {
         if (*s == '.') *s = '_';
 }
 /* The OpenCL spelling of a TC name (arena copy). */
-TC__OCL_PRIVATE char *tc__ocl_name(tc__ocl_arena *A, const char *tc_name) {
-    const char *pre = tc__ocl_is_reserved(tc_name) ? "tc_u_" : "";
+TC__OCL_PRIVATE char *tc__ocl_name(tc__ocl_arena *A, int c99, const char *tc_name) {
+    const char *pre = tc__ocl_is_reserved(c99, tc_name) ? "tc_u_" : "";
     size_t n = strlen(pre) + strlen(tc_name) + 1;
     char *s = (char *)tc__ocl_arena_alloc(A, n, 1);
     if (s) snprintf(s, n, "%s%s", pre, tc_name);
@@ -420,10 +478,10 @@ TC__OCL_PRIVATE char *tc__ocl_name(tc__ocl_arena *A, const char *tc_name) {
 /* Tensor t's spelling: a temporary of an inlined call (g.T) becomes
    tc_t<t>_g_T, which no TC name can be (those starting tc_ are renamed)
    and which the tensor number keeps apart from g_T or g.T's other forms. */
-TC__OCL_PRIVATE char *tc__ocl_tensor_name(tc__ocl_arena *A, const char *tc_name, int t) {
+TC__OCL_PRIVATE char *tc__ocl_tensor_name(tc__ocl_arena *A, int c99, const char *tc_name, int t) {
     size_t n = strlen(tc_name) + 32;
     char *s;
-    if (!strchr(tc_name, '.')) return tc__ocl_name(A, tc_name);
+    if (!strchr(tc_name, '.')) return tc__ocl_name(A, c99, tc_name);
     s = (char *)tc__ocl_arena_alloc(A, n, 1);
     if (s) snprintf(s, n, "tc_t%d_%s", t, tc_name);
     tc__ocl_undot(s);
@@ -633,6 +691,29 @@ TC__OCL_PRIVATE tc_status tc__ocl_validate(const tc_ir_def *d, tc_error *err) {
 
 /* clang-format off */
 #define TC__OCL_HELPERS(X)                                                                   \
+    X(C99, "C99 only: what OpenCL C has built in and C99 lacks (sinpi and cospi as "       \
+           "the VM's, exact reduction by fmod)",                                              \
+      "$T tc_exp10_$S($T x) { return pow(10$f, x); }\n"                                    \
+      "$T tc_rsqrt_$S($T x) { return 1$f / sqrt(x); }\n"                                   \
+      "$T tc_c_sincospi_$S($T x, int want_cos)\n{\n"                                        \
+      "    const $T pi = 3.14159265358979323846$f;\n"                                        \
+      "    $T r, v;\n"                                                                     \
+      "    if (x != x || isinf(x)) return x - x;\n"                                         \
+      "    r = fmod(fabs(x), 2$f);\n"                                                       \
+      "    if (want_cos) {\n"                                                               \
+      "        if (r <= 0.25$f) v = cos(pi * r);\n"                                          \
+      "        else if (r <= 0.75$f) v = -sin(pi * (r - 0.5$f));\n"                           \
+      "        else if (r <= 1.25$f) v = -cos(pi * (r - 1$f));\n"                             \
+      "        else if (r <= 1.75$f) v = sin(pi * (r - 1.5$f));\n"                            \
+      "        else v = cos(pi * (r - 2$f));\n"                                              \
+      "        return v == 0$f ? 0$f : v;\n    }\n"                                          \
+      "    if (r <= 0.25$f) v = sin(pi * r);\n"                                              \
+      "    else if (r <= 0.75$f) v = cos(pi * (r - 0.5$f));\n"                                \
+      "    else if (r <= 1.25$f) v = -sin(pi * (r - 1$f));\n"                                 \
+      "    else if (r <= 1.75$f) v = -cos(pi * (r - 1.5$f));\n"                               \
+      "    else v = sin(pi * (r - 2$f));\n"                                                  \
+      "    if (v == 0$f) v = 0$f;\n"                                                        \
+      "    return signbit(x) ? -v : v;\n}\n")                                               \
     X(MINMAX, "min/max: NaN ignored, the VM's choice on ties",                               \
       "$T tc_min_$S($T x, $T y) { return (y < x || x != x) ? y : x; }\n"                     \
       "$T tc_max_$S($T x, $T y) { return (y > x || x != x) ? y : x; }\n")                    \
@@ -864,12 +945,17 @@ static const struct {
     {TC_BUILTIN_RNORM3D, "tc_norm_", TC__OCL_H_NORM, "1"},
     {TC_BUILTIN_RNORM4D, "tc_norm_", TC__OCL_H_NORM, "1"}};
 
-TC__OCL_PRIVATE tc__ocl_call tc__ocl_builtin_call(tc_builtin b) {
+TC__OCL_PRIVATE tc__ocl_call tc__ocl_builtin_call(int c99, tc_builtin b) {
     tc__ocl_call c;
     size_t i;
     c.name = tc_builtin_name(b); /* the rest are OpenCL built-ins of the same name */
     c.helper = -1;
     c.extra = NULL;
+    if (c99 && (b == TC_BUILTIN_EXP10 || b == TC_BUILTIN_RSQRT)) { /* not in C99 */
+        c.name = b == TC_BUILTIN_EXP10 ? "tc_exp10_" : "tc_rsqrt_";
+        c.helper = TC__OCL_H_C99;
+        return c;
+    }
     for (i = 0; i < sizeof tc__ocl_calls / sizeof tc__ocl_calls[0]; i++)
         if (tc__ocl_calls[i].b == b) {
             c.name = tc__ocl_calls[i].name;
@@ -879,12 +965,71 @@ TC__OCL_PRIVATE tc__ocl_call tc__ocl_builtin_call(tc_builtin b) {
     return c;
 }
 
-/* Writes a helper template for float type t (FLOAT32 or FLOAT64). */
-TC__OCL_PRIVATE void tc__ocl_put_template(tc__ocl_str *s, const char *text, tc_dtype t) {
+/* C99 <math.h> functions whose float form ends in f (expf): OpenCL C
+   overloads them, C99 spells them per type. */
+static const char *const tc__ocl_c_math[] = {
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "atan2", "cbrt", "ceil", "copysign",
+    "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "fdim", "floor", "fma",
+    "fmax", "fmin", "fmod", "frexp", "hypot", "ilogb", "ldexp", "lgamma", "log", "log10",
+    "log1p", "log2", "logb", "nextafter", "pow", "remainder", "round", "sin", "sinh", "sqrt",
+    "tan", "tanh", "tgamma", "trunc"};
+TC__OCL_PRIVATE int tc__ocl_c_is_math(const char *s, size_t n) {
+    size_t i;
+    for (i = 0; i < sizeof tc__ocl_c_math / sizeof tc__ocl_c_math[0]; i++)
+        if (strlen(tc__ocl_c_math[i]) == n && strncmp(s, tc__ocl_c_math[i], n) == 0) return 1;
+    return 0;
+}
+/* C99: a call of an OpenCL built-in in a template, as C99 spells it for
+   float type t (fmod( -> fmodf(, sinpi( -> tc_c_sincospi_f(x, 0)'s form is
+   written in the templates themselves); returns the characters consumed
+   (0: not an identifier start). */
+TC__OCL_PRIVATE size_t tc__ocl_c_ident(tc__ocl_str *s, const char *text, const char *p, int dbl) {
+    size_t n = 0;
+    char buf[64];
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) return 0;
+    if (p > text && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                     (p[-1] >= '0' && p[-1] <= '9') || p[-1] == '_' || p[-1] == '$'))
+        return 0;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+           (p[n] >= '0' && p[n] <= '9') || p[n] == '_')
+        n++;
+    if (n >= sizeof buf - 2) n = sizeof buf - 3;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    tc__ocl_puts(s, buf);
+    if (p[n] == '(' && !dbl && tc__ocl_c_is_math(p, n)) tc__ocl_puts(s, "f");
+    return n;
+}
+/* sinpi(x) and cospi(x) in a template, for C99: tc_c_sincospi_<S>(x, 0/1)
+   (the argument is a plain name in the templates). */
+TC__OCL_PRIVATE size_t tc__ocl_c_sincospi(tc__ocl_str *s, const char *p, int dbl) {
+    int cosine = strncmp(p, "cospi(", 6) == 0;
+    const char *close;
+    if (!cosine && strncmp(p, "sinpi(", 6) != 0) return 0;
+    close = strchr(p + 6, ')');
+    if (!close) return 0;
+    tc__ocl_printf(s, "tc_c_sincospi_%s(%.*s, %d)", dbl ? "d" : "f", (int)(close - p - 6), p + 6,
+                   cosine);
+    return (size_t)(close - p) + 1;
+}
+
+/* Writes a helper template for float type t (FLOAT32 or FLOAT64); c99:
+   C99 spellings, each function TC_C_INLINE (static inline). */
+TC__OCL_PRIVATE void tc__ocl_put_template(int c99, tc__ocl_str *s, const char *text, tc_dtype t) {
     const char *p;
     int dbl = t == TC_FLOAT64;
     for (p = text; *p; p++) {
         char buf[2];
+        if (c99 && (p == text || p[-1] == '\n') && strncmp(p, "$T ", 3) == 0)
+            tc__ocl_puts(s, "TC_C_INLINE ");
+        if (c99 && (p == text || p[-1] != '_')) {
+            size_t n = tc__ocl_c_sincospi(s, p, dbl);
+            if (!n) n = tc__ocl_c_ident(s, text, p, dbl);
+            if (n) {
+                p += n - 1;
+                continue;
+            }
+        }
         if (*p == '$' && p[1]) {
             p++;
             switch (*p) {
@@ -934,6 +1079,10 @@ typedef struct tc__ocl_emitter {
     /* helpers needed, per float type (0 float, 1 double) */
     unsigned char need[TC__OCL_H_COUNT][2];
     unsigned char need_div[TC_DTYPE_COUNT], need_bounds;
+    /* the C99 dialect (tc_c_emit): flags, and what only C needs */
+    int c99, c_flags;
+    unsigned char *sx_used; /* C: sx ids the body names as tc_s<id> */
+    unsigned char need_minmax[TC_DTYPE_COUNT], need_sat[TC_DTYPE_COUNT][2], need_half_io;
 } tc__ocl_emitter;
 
 TC__OCL_PRIVATE void tc__ocl_line(tc__ocl_emitter *E, const char *fmt, ...) {
@@ -961,11 +1110,13 @@ TC__OCL_PRIVATE void tc__ocl_line(tc__ocl_emitter *E, const char *fmt, ...) {
 
 /* -- literals ---------------------------------------------------------- */
 
-TC__OCL_PRIVATE void tc__ocl_put_i64(tc__ocl_str *s, int64_t v) {
+/* c99: long is not 64 bits everywhere, long long is */
+TC__OCL_PRIVATE void tc__ocl_put_i64(int c99, tc__ocl_str *s, int64_t v) {
     int big = v > INT_MAX || v < INT_MIN;
-    if (v == INT64_MIN) tc__ocl_puts(s, "(-9223372036854775807L - 1L)");
-    else if (v < 0) tc__ocl_printf(s, "(%lld%s)", (long long)v, big ? "L" : "");
-    else tc__ocl_printf(s, "%lld%s", (long long)v, big ? "L" : "");
+    const char *L = c99 ? "LL" : "L";
+    if (v == INT64_MIN) tc__ocl_printf(s, "(-9223372036854775807%s - 1%s)", L, L);
+    else if (v < 0) tc__ocl_printf(s, "(%lld%s)", (long long)v, big ? L : "");
+    else tc__ocl_printf(s, "%lld%s", (long long)v, big ? L : "");
 }
 /* A float literal that reads back to the same value ('.' forced, locale
    commas undone). */
@@ -989,31 +1140,38 @@ TC__OCL_PRIVATE void tc__ocl_put_float(tc__ocl_str *s, double v, int dbl) {
     else tc__ocl_printf(s, "%s%s", tmp, dbl ? "" : "f");
 }
 /* A constant of dtype t given as an integer bit pattern or a float. */
-TC__OCL_PRIVATE void tc__ocl_put_const(tc__ocl_str *s, tc_dtype t, int64_t iv, double fv) {
+TC__OCL_PRIVATE void tc__ocl_put_const(int c99, tc__ocl_str *s, tc_dtype t, int64_t iv, double fv) {
+    const char *L = c99 ? "LL" : "L";
     switch (t) {
     case TC_BOOL: tc__ocl_puts(s, iv ? "true" : "false"); break;
-    case TC_INT8: tc__ocl_printf(s, "((char)%d)", (int)(int8_t)iv); break;
-    case TC_INT16: tc__ocl_printf(s, "((short)%d)", (int)(int16_t)iv); break;
+    case TC_INT8: tc__ocl_printf(s, "((%s)%d)", tc__ocl_ctype(c99, t), (int)(int8_t)iv); break;
+    case TC_INT16: tc__ocl_printf(s, "((%s)%d)", tc__ocl_ctype(c99, t), (int)(int16_t)iv); break;
     case TC_INT32:
         if ((int32_t)iv == INT32_MIN) tc__ocl_puts(s, "(-2147483647 - 1)");
-        else tc__ocl_put_i64(s, (int32_t)iv);
+        else tc__ocl_put_i64(c99, s, (int32_t)iv);
         break;
     case TC_INT64:
-        if (iv == INT64_MIN) tc__ocl_puts(s, "(-9223372036854775807L - 1L)");
-        else if (iv < 0) tc__ocl_printf(s, "(%lldL)", (long long)iv);
-        else tc__ocl_printf(s, "%lldL", (long long)iv);
+        if (iv == INT64_MIN) tc__ocl_printf(s, "(-9223372036854775807%s - 1%s)", L, L);
+        else if (iv < 0) tc__ocl_printf(s, "(%lld%s)", (long long)iv, L);
+        else tc__ocl_printf(s, "%lld%s", (long long)iv, L);
         break;
-    case TC_UINT8: tc__ocl_printf(s, "((uchar)%u)", (unsigned)(uint8_t)iv); break;
-    case TC_UINT16: tc__ocl_printf(s, "((ushort)%u)", (unsigned)(uint16_t)iv); break;
+    case TC_UINT8:
+        tc__ocl_printf(s, "((%s)%u)", tc__ocl_ctype(c99, t), (unsigned)(uint8_t)iv);
+        break;
+    case TC_UINT16:
+        tc__ocl_printf(s, "((%s)%u)", tc__ocl_ctype(c99, t), (unsigned)(uint16_t)iv);
+        break;
     case TC_UINT32: tc__ocl_printf(s, "%luu", (unsigned long)(uint32_t)iv); break;
-    case TC_UINT64: tc__ocl_printf(s, "%lluUL", (unsigned long long)(uint64_t)iv); break;
+    case TC_UINT64:
+        tc__ocl_printf(s, "%llu%s", (unsigned long long)(uint64_t)iv, c99 ? "ULL" : "UL");
+        break;
     case TC_FLOAT16: case TC_FLOAT32: tc__ocl_put_float(s, fv, 0); break;
     case TC_FLOAT64: tc__ocl_put_float(s, fv, 1); break;
     case TC_DTYPE_UNSET: case TC_DTYPE_COUNT: break;
     }
 }
 /* The identity of a reduction in dtype t (ASSIGN: 0). */
-TC__OCL_PRIVATE void tc__ocl_put_identity(tc__ocl_str *s, tc_reduce r, tc_dtype t) {
+TC__OCL_PRIVATE void tc__ocl_put_identity(int c99, tc__ocl_str *s, tc_reduce r, tc_dtype t) {
     static const int64_t imax[TC_DTYPE_COUNT] = {0,          1,         127,   32767,
                                                  2147483647, INT64_MAX, 255,   65535,
                                                  4294967295LL, -1,      0,     0,     0};
@@ -1021,10 +1179,12 @@ TC__OCL_PRIVATE void tc__ocl_put_identity(tc__ocl_str *s, tc_reduce r, tc_dtype 
                                                  0, 0, 0,    0,      0,         0};
     int is_f = tc__ocl_is_float(t);
     switch (r) {
-    case TC_REDUCE_PROD: tc__ocl_put_const(s, t, 1, 1.0); break;
-    case TC_REDUCE_MIN: tc__ocl_put_const(s, t, imax[t], (double)INFINITY); break;
-    case TC_REDUCE_MAX: tc__ocl_put_const(s, t, imin[t], is_f ? -(double)INFINITY : 0.0); break;
-    default: tc__ocl_put_const(s, t, 0, 0.0); break;
+    case TC_REDUCE_PROD: tc__ocl_put_const(c99, s, t, 1, 1.0); break;
+    case TC_REDUCE_MIN: tc__ocl_put_const(c99, s, t, imax[t], (double)INFINITY); break;
+    case TC_REDUCE_MAX:
+        tc__ocl_put_const(c99, s, t, imin[t], is_f ? -(double)INFINITY : 0.0);
+        break;
+    default: tc__ocl_put_const(c99, s, t, 0, 0.0); break;
     }
 }
 
@@ -1033,15 +1193,18 @@ TC__OCL_PRIVATE void tc__ocl_put_identity(tc__ocl_str *s, tc_reduce r, tc_dtype 
 /* Size expression id: a literal when baked or constant, else its name. */
 TC__OCL_PRIVATE void tc__ocl_put_sx(tc__ocl_emitter *E, tc__ocl_str *s, int id) {
     const tc_sx *x = &E->d->sx[id];
-    if (E->baked) tc__ocl_put_i64(s, E->baked[id]);
-    else if (x->op == TC_SX_CONST) tc__ocl_put_i64(s, x->value);
+    if (E->baked) tc__ocl_put_i64(E->c99, s, E->baked[id]);
+    else if (x->op == TC_SX_CONST) tc__ocl_put_i64(E->c99, s, x->value);
     else if (x->op == TC_SX_VAR) tc__ocl_puts(s, E->vname[x->value]);
-    else tc__ocl_printf(s, "tc_s%d", id);
+    else {
+        tc__ocl_printf(s, "tc_s%d", id);
+        if (E->sx_used) E->sx_used[id] = 1; /* C: copied from tc_sx[] at the top */
+    }
 }
 /* hi - lo of a loop (just hi when lo is 0). */
 TC__OCL_PRIVATE void tc__ocl_put_extent(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_loop *l) {
     if (E->baked) {
-        tc__ocl_put_i64(s, E->baked[l->hi] - E->baked[l->lo]);
+        tc__ocl_put_i64(E->c99, s, E->baked[l->hi] - E->baked[l->lo]);
         return;
     }
     if (tc__ocl_sx_is(E->d, NULL, l->lo, 0)) {
@@ -1067,7 +1230,8 @@ TC__OCL_PRIVATE void tc__ocl_put_affine(tc__ocl_emitter *E, tc__ocl_str *s, cons
         else if (c == -1) tc__ocl_puts(s, " - ");
         else if (c > 0) tc__ocl_printf(s, " + %lld * ", (long long)c);
         else if (c != INT64_MIN) tc__ocl_printf(s, " - %lld * ", (long long)-c);
-        else tc__ocl_printf(s, " + (-9223372036854775807L - 1L) * ");
+        else tc__ocl_printf(s, E->c99 ? " + (-9223372036854775807LL - 1LL) * "
+                                      : " + (-9223372036854775807L - 1L) * ");
         tc__ocl_puts(s, E->lname[l]);
         terms++;
     }
@@ -1124,7 +1288,10 @@ TC__OCL_PRIVATE void tc__ocl_put_load(tc__ocl_emitter *E, tc__ocl_str *s, int te
                                       const char *off) {
     const char *name = E->tname[tensor];
     switch (E->d->tensors[tensor].dtype) {
-    case TC_FLOAT16: tc__ocl_printf(s, "vload_half(%s, %s)", off, name); break;
+    case TC_FLOAT16:
+        if (E->c99) tc__ocl_printf(s, "tc_h2f(%s[%s])", name, off);
+        else tc__ocl_printf(s, "vload_half(%s, %s)", off, name);
+        break;
     case TC_BOOL: tc__ocl_printf(s, "(%s[%s] != 0)", name, off); break;
     default: tc__ocl_printf(s, "%s[%s]", name, off); break;
     }
@@ -1133,8 +1300,13 @@ TC__OCL_PRIVATE void tc__ocl_store_line(tc__ocl_emitter *E, int tensor, const ch
                                         const char *val) {
     const char *name = E->tname[tensor];
     switch (E->d->tensors[tensor].dtype) {
-    case TC_FLOAT16: tc__ocl_line(E, "vstore_half_rte(%s, %s, %s);", val, off, name); break;
-    case TC_BOOL: tc__ocl_line(E, "%s[%s] = (uchar)(%s);", name, off, val); break;
+    case TC_FLOAT16:
+        if (E->c99) tc__ocl_line(E, "%s[%s] = tc_f2h(%s);", name, off, val);
+        else tc__ocl_line(E, "vstore_half_rte(%s, %s, %s);", val, off, name);
+        break;
+    case TC_BOOL:
+        tc__ocl_line(E, "%s[%s] = (%s)(%s);", name, off, E->c99 ? "uint8_t" : "uchar", val);
+        break;
     default: tc__ocl_line(E, "%s[%s] = %s;", name, off, val); break;
     }
 }
@@ -1149,7 +1321,6 @@ TC__OCL_PRIVATE void tc__ocl_store_line(tc__ocl_emitter *E, int tensor, const ch
 
 TC__OCL_PRIVATE void tc__ocl_expr(tc__ocl_emitter *E, tc__ocl_str *s, int n, int top);
 
-TC__OCL_PRIVATE const char *tc__ocl_ctype(tc_dtype t) { return tc__ocl_types[t].compute; }
 
 TC__OCL_PRIVATE void tc__ocl_open(tc__ocl_emitter *E, tc__ocl_str *s, int top) {
     (void)E;
@@ -1162,8 +1333,8 @@ TC__OCL_PRIVATE void tc__ocl_close(tc__ocl_emitter *E, tc__ocl_str *s, int top) 
 
 /* a OP b in dtype t: floats, uint and ulong as written; bool as the VM's
    saturating logic; other integers through their wrap type. */
-TC__OCL_PRIVATE void tc__ocl_put_arith_text(tc__ocl_str *s, tc_ir_op op, tc_dtype t, const char *a,
-                                            const char *b, int top) {
+TC__OCL_PRIVATE void tc__ocl_put_arith_text(int c99, tc__ocl_str *s, tc_ir_op op, tc_dtype t,
+                                            const char *a, const char *b, int top) {
     static const char *const sym[] = {"+", "-", "*"};
     const char *o = sym[op == TC_IR_ADD ? 0 : op == TC_IR_SUB ? 1 : 2];
     if (t == TC_BOOL) {
@@ -1172,25 +1343,28 @@ TC__OCL_PRIVATE void tc__ocl_put_arith_text(tc__ocl_str *s, tc_ir_op op, tc_dtyp
     } else if (tc__ocl_plain_arith(t)) {
         tc__ocl_printf(s, top ? "%s %s %s" : "(%s %s %s)", a, o, b);
     } else {
-        const char *w = tc__ocl_types[t].wrap;
-        tc__ocl_printf(s, "((%s)((%s)%s %s (%s)%s))", tc__ocl_ctype(t), w, a, o, w, b);
+        const char *w = tc__ocl_wrap(c99, t);
+        tc__ocl_printf(s, "((%s)((%s)%s %s (%s)%s))", tc__ocl_ctype(c99, t), w, a, o, w, b);
     }
 }
 /* The reduction's combine of acc and v in compute dtype t. */
-TC__OCL_PRIVATE void tc__ocl_put_combine(tc__ocl_str *s, tc_reduce r, tc_dtype t, const char *acc,
-                                         const char *v) {
+TC__OCL_PRIVATE void tc__ocl_put_combine(int c99, tc__ocl_str *s, tc_reduce r, tc_dtype t,
+                                         const char *acc, const char *v) {
     int dbl = t == TC_FLOAT64;
     switch (r) {
     case TC_REDUCE_ASSIGN: tc__ocl_puts(s, v); break;
-    case TC_REDUCE_SUM: tc__ocl_put_arith_text(s, TC_IR_ADD, t, acc, v, 1); break;
-    case TC_REDUCE_PROD: tc__ocl_put_arith_text(s, TC_IR_MUL, t, acc, v, 1); break;
+    case TC_REDUCE_SUM: tc__ocl_put_arith_text(c99, s, TC_IR_ADD, t, acc, v, 1); break;
+    case TC_REDUCE_PROD: tc__ocl_put_arith_text(c99, s, TC_IR_MUL, t, acc, v, 1); break;
     case TC_REDUCE_MIN: case TC_REDUCE_MAX: {
         const char *mm = r == TC_REDUCE_MIN ? "min" : "max";
         if (t == TC_BOOL) tc__ocl_printf(s, "%s %s %s", acc, r == TC_REDUCE_MIN ? "&" : "|", v);
         else if (tc__ocl_is_float(t))
             tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", acc, v);
+        else if (c99) /* C has no integer min/max: tc_min_<sfx> helpers */
+            tc__ocl_printf(s, "tc_%s_%s(%s, (%s)(%s))", mm, tc__ocl_types[t].sfx, acc,
+                           tc__ocl_ctype(c99, t), v);
         else /* v cast: a ?: of uchar operands is an int in C, and max(uchar, int) is ambiguous */
-            tc__ocl_printf(s, "%s(%s, (%s)(%s))", mm, acc, tc__ocl_ctype(t), v);
+            tc__ocl_printf(s, "%s(%s, (%s)(%s))", mm, acc, tc__ocl_ctype(c99, t), v);
         break;
     }
     case TC_REDUCE_COUNT: break;
@@ -1214,7 +1388,7 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
     if (a.oom || b.oom) s->oom = 1;
     else switch (nd->op) {
     case TC_IR_ADD: case TC_IR_SUB: case TC_IR_MUL:
-        tc__ocl_put_arith_text(s, nd->op, t, a.p, b.p, top);
+        tc__ocl_put_arith_text(E->c99, s, nd->op, t, a.p, b.p, top);
         break;
     case TC_IR_DIV: case TC_IR_MOD:
         if (t == TC_BOOL) tc__ocl_printf(s, nd->op == TC_IR_DIV ? "(%s & %s)" : "false", a.p, b.p);
@@ -1229,8 +1403,11 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
         if (t == TC_BOOL)
             tc__ocl_printf(s, "(%s %s %s)", a.p, nd->op == TC_IR_MIN ? "&" : "|", b.p);
         else if (f) tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, dbl ? "d" : "f", a.p, b.p);
+        else if (E->c99)
+            tc__ocl_printf(s, "tc_%s_%s(%s, %s)", mm, tc__ocl_types[t].sfx, a.p, b.p);
         else if (tc_dtype_size(t) < 4) /* C promotes a narrow operand (a ?: of uchars) to int */
-            tc__ocl_printf(s, "%s((%s)%s, (%s)%s)", mm, tc__ocl_ctype(t), a.p, tc__ocl_ctype(t), b.p);
+            tc__ocl_printf(s, "%s((%s)%s, (%s)%s)", mm, tc__ocl_ctype(0, t), a.p,
+                           tc__ocl_ctype(0, t), b.p);
         else tc__ocl_printf(s, "%s(%s, %s)", mm, a.p, b.p);
         break;
     }
@@ -1253,17 +1430,21 @@ TC__OCL_PRIVATE void tc__ocl_put_cast(tc__ocl_emitter *E, tc__ocl_str *s, const 
     if (a.oom) s->oom = 1;
     else if (from == to) tc__ocl_puts(s, a.p);
     else if (to == TC_BOOL) tc__ocl_printf(s, "(%s != 0)", a.p);
+    else if (tc__ocl_is_float(from) && !tc__ocl_is_float(to) && E->c99) /* tc_sat_<to>_<from> */
+        tc__ocl_printf(s, "tc_sat_%s_%s(%s)", tc__ocl_types[to].sfx, tc__ocl_types[from].sfx, a.p);
     else if (tc__ocl_is_float(from) && !tc__ocl_is_float(to)) /* saturating, NaN -> 0 */
-        tc__ocl_printf(s, "convert_%s_sat_rtz(%s)", tc__ocl_ctype(to), a.p);
-    else tc__ocl_printf(s, "((%s)%s)", tc__ocl_ctype(to), a.p);
+        tc__ocl_printf(s, "convert_%s_sat_rtz(%s)", tc__ocl_ctype(0, to), a.p);
+    else tc__ocl_printf(s, "((%s)%s)", tc__ocl_ctype(E->c99, to), a.p);
     tc__ocl_str_free(&a);
 }
 
 TC__OCL_PRIVATE void tc__ocl_put_call(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_node *nd) {
-    tc__ocl_call c = tc__ocl_builtin_call(nd->builtin);
+    tc__ocl_call c = tc__ocl_builtin_call(E->c99, nd->builtin);
     const char *sfx = nd->dtype == TC_FLOAT64 ? "d" : "f";
     int k;
-    tc__ocl_printf(s, "%s%s(", c.name, c.helper >= 0 ? sfx : "");
+    if (E->c99 && c.helper < 0 && nd->dtype != TC_FLOAT64) sfx = "f"; /* expf, tanhf */
+    else if (c.helper < 0) sfx = "";
+    tc__ocl_printf(s, "%s%s(", c.name, sfx);
     for (k = 0; k < nd->nargs; k++) {
         if (k) tc__ocl_puts(s, ", ");
         tc__ocl_expr(E, s, nd->args[k], 1);
@@ -1279,7 +1460,7 @@ TC__OCL_PRIVATE void tc__ocl_put_op(tc__ocl_emitter *E, tc__ocl_str *s, int n, i
     const tc_ir_node *nd = &E->st->nodes[n];
     tc__ocl_str a;
     switch (nd->op) {
-    case TC_IR_CONST: tc__ocl_put_const(s, nd->dtype, nd->ival, nd->fval); break;
+    case TC_IR_CONST: tc__ocl_put_const(E->c99, s, nd->dtype, nd->ival, nd->fval); break;
     case TC_IR_INDEX: case TC_IR_SIZE: {
         tc__ocl_str v;
         tc__ocl_str_init(&v, s->a);
@@ -1287,7 +1468,7 @@ TC__OCL_PRIVATE void tc__ocl_put_op(tc__ocl_emitter *E, tc__ocl_str *s, int n, i
         else tc__ocl_put_sx(E, &v, nd->sx);
         if (v.oom) s->oom = 1;
         else if (nd->dtype == TC_INT64) tc__ocl_puts(s, v.p);
-        else tc__ocl_printf(s, "((%s)%s)", tc__ocl_ctype(nd->dtype), v.p);
+        else tc__ocl_printf(s, "((%s)%s)", tc__ocl_ctype(E->c99, nd->dtype), v.p);
         tc__ocl_str_free(&v);
         break;
     }
@@ -1309,8 +1490,10 @@ TC__OCL_PRIVATE void tc__ocl_put_op(tc__ocl_emitter *E, tc__ocl_str *s, int n, i
             tc__ocl_printf(s, "(-%s)", a.p);
         else
             tc__ocl_printf(
-                s, "((%s)-(%s)%s)", tc__ocl_ctype(nd->dtype),
-                tc__ocl_types[nd->dtype].wrap[0] ? tc__ocl_types[nd->dtype].wrap : "uint", a.p);
+                s, "((%s)-(%s)%s)", tc__ocl_ctype(E->c99, nd->dtype),
+                tc__ocl_wrap(E->c99, nd->dtype)[0] ? tc__ocl_wrap(E->c99, nd->dtype)
+                                                    : (E->c99 ? "uint32_t" : "uint"),
+                a.p);
         tc__ocl_str_free(&a);
         break;
     case TC_IR_SELECT: {
@@ -1363,7 +1546,7 @@ TC__OCL_PRIVATE void tc__ocl_expr_line(tc__ocl_emitter *E, int n, const char *fm
 TC__OCL_PRIVATE void tc__ocl_local_select(tc__ocl_emitter *E, int n) {
     const tc_ir_node *nd = &E->st->nodes[n];
     char fmt[64];
-    tc__ocl_line(E, "%s tc_v%d;", tc__ocl_ctype(nd->dtype), n);
+    tc__ocl_line(E, "%s tc_v%d;", tc__ocl_ctype(E->c99, nd->dtype), n);
     tc__ocl_expr_line(E, nd->args[0], "if (%s) {");
     snprintf(fmt, sizeof fmt, "tc_v%d = %%s;", n);
     tc__ocl_scope_open(E);
@@ -1391,8 +1574,17 @@ TC__OCL_PRIVATE void tc__ocl_local_gather(tc__ocl_emitter *E, int n) {
         if (nd->index[k].affine) continue;
         snprintf(names[k], sizeof names[k], "tc_x%d_%d", n, k);
         idx[k] = names[k];
-        snprintf(fmt, sizeof fmt, "const long %s = (long)%%s;", names[k]);
+        snprintf(fmt, sizeof fmt, E->c99 ? "const int64_t %s = (int64_t)%%s;" : "const long %s = (long)%%s;", names[k]);
         tc__ocl_expr_line(E, nd->index[k].node, fmt);
+        if (E->c99) { /* C: the run stops, returning TC_C_ERR_GATHER */
+            tc__ocl_str ext;
+            tc__ocl_str_init(&ext, E->out->a);
+            tc__ocl_put_sx(E, &ext, t->extent[k]);
+            if (ext.oom) E->out->oom = 1;
+            else tc__ocl_line(E, "if (%s < 0 || %s >= %s) goto tc_gather_fail;", names[k], names[k], ext.p);
+            tc__ocl_str_free(&ext);
+            continue;
+        }
         if (cond.len) tc__ocl_puts(&cond, " && ");
         tc__ocl_printf(&cond, "tc_in_bounds(%s, ", names[k]);
         tc__ocl_put_sx(E, &cond, t->extent[k]);
@@ -1402,8 +1594,11 @@ TC__OCL_PRIVATE void tc__ocl_local_gather(tc__ocl_emitter *E, int n) {
     tc__ocl_str_init(&load, E->out->a);
     tc__ocl_put_offset(E, &off, nd->tensor, nd->index, idx);
     if (!off.oom) tc__ocl_put_load(E, &load, nd->tensor, off.p);
-    tc__ocl_line(E, "%s tc_v%d = 0;", tc__ocl_ctype(nd->dtype), n);
+    if (E->c99 && !off.oom && !load.oom)
+        tc__ocl_line(E, "const %s tc_v%d = %s;", tc__ocl_ctype(1, nd->dtype), n, load.p);
+    else if (!E->c99) tc__ocl_line(E, "%s tc_v%d = 0;", tc__ocl_ctype(0, nd->dtype), n);
     if (cond.oom || off.oom || load.oom) E->out->oom = 1;
+    else if (E->c99) (void)code;
     else tc__ocl_line(E, "if (%s) tc_v%d = %s;", cond.p, n, load.p);
     tc__ocl_str_free(&cond);
     tc__ocl_str_free(&off);
@@ -1420,7 +1615,7 @@ TC__OCL_PRIVATE void tc__ocl_ensure_local(tc__ocl_emitter *E, int n) {
         tc__ocl_str t;
         tc__ocl_str_init(&t, E->out->a);
         tc__ocl_put_op(E, &t, n, 1);
-        snprintf(fmt, sizeof fmt, "const %s tc_v%d = %%s;", tc__ocl_ctype(nd->dtype), n);
+        snprintf(fmt, sizeof fmt, "const %s tc_v%d = %%s;", tc__ocl_ctype(E->c99, nd->dtype), n);
         if (t.oom) E->out->oom = 1;
         else tc__ocl_line(E, fmt, t.p ? t.p : "");
         tc__ocl_str_free(&t);
@@ -1558,8 +1753,8 @@ TC__OCL_PRIVATE void tc__ocl_for(tc__ocl_emitter *E, int l) {
     tc__ocl_put_sx(E, &hi, lp->hi);
     if (lo.oom || hi.oom) E->out->oom = 1;
     else
-        tc__ocl_line(E, "for (long %s = %s; %s < %s; %s++) {", E->lname[l], lo.p, E->lname[l], hi.p,
-                     E->lname[l]);
+        tc__ocl_line(E, "for (%s %s = %s; %s < %s; %s++) {", E->c99 ? "int64_t" : "long",
+                     E->lname[l], lo.p, E->lname[l], hi.p, E->lname[l]);
     tc__ocl_str_free(&lo);
     tc__ocl_str_free(&hi);
     E->indent++;
@@ -1580,17 +1775,24 @@ TC__OCL_PRIVATE void tc__ocl_update(tc__ocl_emitter *E, const char *off, int mem
        so there it keeps its parentheses (a ?: value would bind wrongly) */
     int plain = !memory && (st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
                 tc__ocl_plain_arith(ct);
+    /* C99: X[off] += v in memory too, where the stored type is the computed one */
+    int c_inplace = memory && E->c99 && tc__ocl_plain_arith(ct) &&
+                    (st->reduce == TC_REDUCE_SUM || st->reduce == TC_REDUCE_PROD) &&
+                    E->d->tensors[st->tensor].dtype == ct;
     memset(E->avail, 0, sizeof(int) * (size_t)st->n_nodes);
     E->level = 1;
     tc__ocl_str_init(&v, E->out->a);
     tc__ocl_str_init(&c, E->out->a);
     tc__ocl_str_init(&ld, E->out->a);
-    tc__ocl_expr(E, &v, st->value, plain);
+    tc__ocl_expr(E, &v, st->value, plain || c_inplace);
     if (!v.p) tc__ocl_puts(&v, "");
     if (memory) tc__ocl_put_load(E, &ld, st->tensor, off);
     else tc__ocl_puts(&ld, "tc_acc");
-    if (!v.oom && !ld.oom) tc__ocl_put_combine(&c, st->reduce, ct, ld.p, v.p);
+    if (!v.oom && !ld.oom) tc__ocl_put_combine(E->c99, &c, st->reduce, ct, ld.p, v.p);
     if (v.oom || c.oom || ld.oom) E->out->oom = 1;
+    else if (c_inplace)
+        tc__ocl_line(E, "%s[%s] %s= %s;", E->tname[st->tensor], off,
+                     st->reduce == TC_REDUCE_SUM ? "+" : "*", v.p);
     else if (memory) tc__ocl_store_line(E, st->tensor, off, c.p);
     else if (plain)
         tc__ocl_line(E, "tc_acc %s= %s;", st->reduce == TC_REDUCE_SUM ? "+" : "*", v.p);
@@ -1625,10 +1827,10 @@ TC__OCL_PRIVATE void tc__ocl_body(tc__ocl_emitter *E, const char *off) {
     {
         tc__ocl_str init;
         tc__ocl_str_init(&init, E->out->a);
-        if (E->info.fused_init) tc__ocl_put_identity(&init, st->reduce, ct);
+        if (E->info.fused_init) tc__ocl_put_identity(E->c99, &init, st->reduce, ct);
         else tc__ocl_put_load(E, &init, st->tensor, off);
         if (init.oom) E->out->oom = 1;
-        else tc__ocl_line(E, "%s tc_acc = %s;", tc__ocl_ctype(ct), init.p);
+        else tc__ocl_line(E, "%s tc_acc = %s;", tc__ocl_ctype(E->c99, ct), init.p);
         tc__ocl_str_free(&init);
     }
     for (l = first; l < st->n_loops; l++) tc__ocl_for(E, l);
@@ -1694,7 +1896,7 @@ TC__OCL_PRIVATE void tc__ocl_init_kernel(tc__ocl_emitter *E) {
     tc_dtype ct = E->st->nodes[E->st->value].dtype;
     tc__ocl_kernel_name(E->d, E->stmt, 1, name, sizeof name);
     tc__ocl_str_init(&id, E->out->a);
-    tc__ocl_put_identity(&id, E->st->reduce, ct);
+    tc__ocl_put_identity(0, &id, E->st->reduce, ct);
     tc__ocl_line(E, "/* `!`: every element of %s starts at %s */", E->tname[E->st->tensor],
                  id.p ? id.p : "");
     if (E->baked) {
@@ -1722,7 +1924,10 @@ TC__OCL_PRIVATE void tc__ocl_init_kernel(tc__ocl_emitter *E) {
     tc__ocl_str_free(&id);
 }
 
-/* Per statement scratch: loop names, node plans; then both kernels. */
+TC__OCL_PRIVATE void tc__ocl_c_stmt(tc__ocl_emitter *E);
+
+/* Per statement scratch: loop names, node plans; then both kernels (C99:
+   the statement's loop nest). */
 TC__OCL_PRIVATE void tc__ocl_emit_stmt(tc__ocl_emitter *E, int s, int gather_base) {
     const tc_ir_def *d = E->d;
     const tc_ir_stmt *st = &d->stmts[s];
@@ -1746,15 +1951,21 @@ TC__OCL_PRIVATE void tc__ocl_emit_stmt(tc__ocl_emitter *E, int s, int gather_bas
             size_t len = strlen(nm) + 6;
             E->lname[l] = (char *)tc__ocl_arena_alloc(&E->A, len, 1);
             if (E->lname[l]) snprintf(E->lname[l], len, "tc_i_%s", nm);
-        } else E->lname[l] = tc__ocl_name(&E->A, nm);
+        } else E->lname[l] = tc__ocl_name(&E->A, E->c99, nm);
         if (!E->lname[l]) return;
     }
     tc__ocl_plan_nodes(E);
+    if (E->c99) {
+        tc__ocl_c_stmt(E);
+        return;
+    }
     if (E->info.init_kernel) tc__ocl_init_kernel(E);
     tc__ocl_main_kernel(E);
 }
 
 /* -- the whole program ------------------------------------------------- */
+
+TC__OCL_PRIVATE void tc__ocl_c_scan(tc__ocl_emitter *E);
 
 /* Which helpers the def needs, and whether it computes in float64. */
 TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
@@ -1775,7 +1986,7 @@ TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
             if ((nd->op == TC_IR_MIN || nd->op == TC_IR_MAX) && tc__ocl_is_float(at))
                 E->need[TC__OCL_H_MINMAX][at == TC_FLOAT64] = 1;
             if (nd->op == TC_IR_CALL) {
-                tc__ocl_call c = tc__ocl_builtin_call(nd->builtin);
+                tc__ocl_call c = tc__ocl_builtin_call(E->c99, nd->builtin);
                 if (c.helper >= 0) E->need[c.helper][nd->dtype == TC_FLOAT64] = 1;
             }
             if (tc__ocl_is_gather(d, nd)) E->need_bounds = 1;
@@ -1783,18 +1994,20 @@ TC__OCL_PRIVATE void tc__ocl_scan_helpers(tc__ocl_emitter *E) {
     }
     for (i = 0; i < 2; i++) /* erfcinv's Halley steps call erfcx */
         if (E->need[TC__OCL_H_ERFINV][i]) E->need[TC__OCL_H_ERFCX][i] = 1;
+    if (E->c99) tc__ocl_c_scan(E);
 }
 
 TC__OCL_PRIVATE void tc__ocl_emit_divmod(tc__ocl_emitter *E, tc_dtype t) {
-    const char *T = tc__ocl_ctype(t), *sfx = tc__ocl_types[t].sfx, *W = tc__ocl_types[t].wrap;
+    const char *T = tc__ocl_ctype(E->c99, t), *sfx = tc__ocl_types[t].sfx;
+    const char *W = tc__ocl_wrap(E->c99, t), *pre = E->c99 ? "TC_C_INLINE " : "";
     if (!tc__ocl_is_signed(t)) {
-        tc__ocl_line(E, "%s tc_div_%s(%s x, %s y) { return y ? (%s)(x / y) : (%s)0; }", T, sfx, T,
-                     T, T, T);
-        tc__ocl_line(E, "%s tc_mod_%s(%s x, %s y) { return y ? (%s)(x %% y) : (%s)0; }", T, sfx, T,
-                     T, T, T);
+        tc__ocl_line(E, "%s%s tc_div_%s(%s x, %s y) { return y ? (%s)(x / y) : (%s)0; }", pre, T,
+                     sfx, T, T, T, T);
+        tc__ocl_line(E, "%s%s tc_mod_%s(%s x, %s y) { return y ? (%s)(x %% y) : (%s)0; }", pre, T,
+                     sfx, T, T, T, T);
         return;
     }
-    tc__ocl_line(E, "%s tc_div_%s(%s x, %s y)", T, sfx, T, T);
+    tc__ocl_line(E, "%s%s tc_div_%s(%s x, %s y)", pre, T, sfx, T, T);
     tc__ocl_line(E, "{");
     tc__ocl_line(E, "    %s q, r;", T);
     tc__ocl_line(E, "    if (y == 0) return 0;");
@@ -1803,7 +2016,7 @@ TC__OCL_PRIVATE void tc__ocl_emit_divmod(tc__ocl_emitter *E, tc_dtype t) {
     tc__ocl_line(E, "    r = (%s)(x %% y);", T);
     tc__ocl_line(E, "    return (r != 0 && ((r < 0) != (y < 0))) ? (%s)(q - 1) : q;", T);
     tc__ocl_line(E, "}");
-    tc__ocl_line(E, "%s tc_mod_%s(%s x, %s y)", T, sfx, T, T);
+    tc__ocl_line(E, "%s%s tc_mod_%s(%s x, %s y)", pre, T, sfx, T, T);
     tc__ocl_line(E, "{");
     tc__ocl_line(E, "    %s r;", T);
     tc__ocl_line(E, "    if (y == 0 || y == -1) return 0;");
@@ -1841,7 +2054,7 @@ TC__OCL_PRIVATE void tc__ocl_emit_helpers(tc__ocl_emitter *E) {
         for (t = 0; t < 2; t++)
             if (E->need[h][t]) {
                 tc__ocl_comment_line(E, "", tc__ocl_helper_text[h].doc);
-                tc__ocl_put_template(E->out, tc__ocl_helper_text[h].text,
+                tc__ocl_put_template(E->c99, E->out, tc__ocl_helper_text[h].text,
                                      t ? TC_FLOAT64 : TC_FLOAT32);
                 tc__ocl_line(E, "");
             }
@@ -1914,9 +2127,9 @@ TC__OCL_PRIVATE tc_status tc__ocl_emit_def(tc__ocl_emitter *E, int allow_fp64) {
     E->tname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_tensors + 1, sizeof(char *));
     E->vname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_sizevars + 1, sizeof(char *));
     for (i = 0; E->tname && i < d->n_tensors; i++)
-        E->tname[i] = tc__ocl_tensor_name(&E->A, d->tensors[i].name, i);
+        E->tname[i] = tc__ocl_tensor_name(&E->A, E->c99, d->tensors[i].name, i);
     for (i = 0; E->vname && i < d->n_sizevars; i++)
-        E->vname[i] = tc__ocl_name(&E->A, d->sizevars[i]);
+        E->vname[i] = tc__ocl_name(&E->A, E->c99, d->sizevars[i]);
     if (E->A.oom) return TC_ERR_OUT_OF_MEMORY;
     tc__ocl_scan_helpers(E);
     tc__ocl_emit_header(E, fp64);
@@ -1928,6 +2141,938 @@ TC__OCL_PRIVATE tc_status tc__ocl_emit_def(tc__ocl_emitter *E, int allow_fp64) {
     if (E->failed) return E->err ? E->err->code : TC_ERR_LIMIT;
     if (E->A.oom || E->out->oom) return TC_ERR_OUT_OF_MEMORY;
     return TC_OK;
+}
+
+/* ==== [tc:ocl-c99] The C99 dialect: one function per def (tc_c_emit) ==========
+   The same emitter, with E->c99 set: the statements become nested loops in
+   one function, the sizes and checks a function of their own, and with
+   TC_C_DRIVER a main() that runs the def on .npy files. */
+
+/* Names C99 or the emitted code reserves beyond OpenCL's: library
+   functions and objects the emitted file uses, <math.h> (every builtin
+   and its float and long double forms), and types (*_t). */
+static const char *const tc__ocl_c_words[] = {
+    "main", "malloc", "calloc", "realloc", "free", "memcpy", "memset", "memcmp", "strcmp",
+    "strncmp", "strlen", "strchr", "strstr", "strtoll", "fopen", "fclose", "fread", "fwrite",
+    "fprintf", "printf", "snprintf", "fputs", "fputc", "ferror", "FILE", "stderr", "stdout",
+    "stdin", "EOF", "errno", "exit", "abort", "abs", "labs", "llabs", "div", "ldiv", "isfinite",
+    "isnormal", "fpclassify", "signgam", "_Bool", "_Complex", "_Imaginary", "offsetof",
+    "assert"};
+
+TC__OCL_PRIVATE int tc__ocl_c_reserved(const char *s) {
+    size_t n = strlen(s), i;
+    int b;
+    if (n > 2 && strcmp(s + n - 2, "_t") == 0) return 1;
+    for (i = 0; i < sizeof tc__ocl_c_words / sizeof tc__ocl_c_words[0]; i++)
+        if (strcmp(s, tc__ocl_c_words[i]) == 0) return 1;
+    if (tc__ocl_c_is_math(s, n)) return 1;
+    if (n > 1 && (s[n - 1] == 'f' || s[n - 1] == 'l') && tc__ocl_c_is_math(s, n - 1)) return 1;
+    for (b = 0; b < TC_BUILTIN_COUNT; b++) {
+        const char *bn = tc_builtin_name((tc_builtin)b);
+        size_t m = strlen(bn);
+        if (strncmp(s, bn, m) == 0 && (s[m] == '\0' || (s[m + 1] == '\0' && s[m] == 'f')))
+            return 1;
+    }
+    return 0;
+}
+
+/* What the C file needs beyond the shared helpers. */
+TC__OCL_PRIVATE void tc__ocl_c_scan(tc__ocl_emitter *E) {
+    const tc_ir_def *d = E->d;
+    int s, i;
+    for (i = 0; i < d->n_tensors; i++)
+        if (d->tensors[i].dtype == TC_FLOAT16) E->need_half_io = 1;
+    if (E->need_half_io) E->need[TC__OCL_H_HALF][0] = 1; /* tc_f2h rounds with tc_half_f */
+    if (E->need[TC__OCL_H_SIMPLE][0]) E->need[TC__OCL_H_C99][0] = 1; /* sinpi, cospi */
+    if (E->need[TC__OCL_H_SIMPLE][1]) E->need[TC__OCL_H_C99][1] = 1;
+    for (i = 0; i < d->n_sx && !E->baked; i++) {
+        tc_sx_op op = d->sx[i].op;
+        if (op == TC_SX_DIV || op == TC_SX_MOD) E->need_div[TC_INT64] = 1;
+        if (op == TC_SX_MIN || op == TC_SX_MAX) E->need_minmax[TC_INT64] = 1;
+    }
+    for (s = 0; s < d->n_stmts; s++) {
+        const tc_ir_stmt *st = &d->stmts[s];
+        tc_dtype vt = st->nodes[st->value].dtype;
+        if ((st->reduce == TC_REDUCE_MIN || st->reduce == TC_REDUCE_MAX) && tc__ocl_is_int(vt))
+            E->need_minmax[vt] = 1;
+        for (i = 0; i < st->n_nodes; i++) {
+            const tc_ir_node *nd = &st->nodes[i];
+            tc_dtype at = nd->nargs > 0 ? st->nodes[nd->args[0]].dtype : nd->dtype;
+            if ((nd->op == TC_IR_MIN || nd->op == TC_IR_MAX) && tc__ocl_is_int(at))
+                E->need_minmax[at] = 1;
+            if (nd->op == TC_IR_CAST && tc__ocl_is_float(at) && tc__ocl_is_int(nd->dtype))
+                E->need_sat[nd->dtype][at == TC_FLOAT64] = 1;
+        }
+    }
+}
+
+/* #ifndef guards, so that several emitted files can be one translation unit. */
+TC__OCL_PRIVATE void tc__ocl_c_guard(tc__ocl_emitter *E, const char *what, const char *sfx) {
+    tc__ocl_line(E, "#ifndef TC_C_HELPER_%s_%s", what, sfx);
+    tc__ocl_line(E, "#define TC_C_HELPER_%s_%s", what, sfx);
+}
+
+/* Size arithmetic: int64, overflow noted in *o (the VM's tc_sx_eval fails there). */
+static const char tc__ocl_c_sx_text[] =
+    "TC_C_INLINE int64_t tc_sx_add(int64_t a, int64_t b, int *o)\n{\n"
+    "    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) *o = 1;\n"
+    "    return (int64_t)((uint64_t)a + (uint64_t)b);\n}\n"
+    "TC_C_INLINE int64_t tc_sx_sub(int64_t a, int64_t b, int *o)\n{\n"
+    "    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) *o = 1;\n"
+    "    return (int64_t)((uint64_t)a - (uint64_t)b);\n}\n"
+    "TC_C_INLINE int64_t tc_sx_mul(int64_t a, int64_t b, int *o)\n{\n"
+    "    if (a != 0 && b != 0) {\n"
+    "        if ((a == -1 && b == INT64_MIN) || (b == -1 && a == INT64_MIN)) *o = 1;\n"
+    "        else if (a != -1 && b != -1) {\n"
+    "            int64_t q = (int64_t)((uint64_t)a * (uint64_t)b);\n"
+    "            if (q / b != a) *o = 1;\n"
+    "        }\n"
+    "    }\n"
+    "    return (int64_t)((uint64_t)a * (uint64_t)b);\n}\n";
+
+/* float16 storage as bits: exact widening, and narrowing that rounds to
+   nearest even (tc_half_f) then packs. */
+static const char tc__ocl_c_half_text[] =
+    "TC_C_INLINE float tc_h2f(uint16_t h)\n{\n"
+    "    int e = (h >> 10) & 31, m = h & 1023;\n"
+    "    float v = e == 31 ? (m ? NAN : INFINITY)\n"
+    "            : e == 0 ? ldexpf((float)m, -24) : ldexpf((float)(m | 1024), e - 25);\n"
+    "    return (h & 0x8000) ? -v : v;\n}\n"
+    "TC_C_INLINE uint16_t tc_f2h(float x)\n{\n"
+    "    uint16_t s = signbit(x) ? 0x8000 : 0;\n"
+    "    float a;\n"
+    "    int e;\n"
+    "    if (x != x) return (uint16_t)(s | 0x7e00);\n"
+    "    a = fabsf(tc_half_f(x));\n"
+    "    if (isinf(a)) return (uint16_t)(s | 0x7c00);\n"
+    "    if (a < 6.103515625e-05f) return (uint16_t)(s | (uint16_t)(a * 16777216.0f));\n"
+    "    a = frexpf(a, &e);\n"
+    "    return (uint16_t)(s | (uint16_t)((e + 14) << 10) | (uint16_t)(a * 2048.0f - 1024.0f));\n"
+    "}\n";
+
+/* Integer min/max (the VM's: y when y is smaller/larger, else x). */
+TC__OCL_PRIVATE void tc__ocl_c_minmax(tc__ocl_emitter *E, tc_dtype t) {
+    const char *T = tc__ocl_ctype(1, t), *sfx = tc__ocl_types[t].sfx;
+    tc__ocl_c_guard(E, "MINMAX", sfx);
+    tc__ocl_line(E, "TC_C_INLINE %s tc_min_%s(%s x, %s y) { return y < x ? y : x; }", T, sfx, T, T);
+    tc__ocl_line(E, "TC_C_INLINE %s tc_max_%s(%s x, %s y) { return y > x ? y : x; }", T, sfx, T, T);
+    tc__ocl_line(E, "#endif");
+}
+/* float -> integer casts: toward zero, saturating, NaN -> 0 (convert_T_sat_rtz). */
+TC__OCL_PRIVATE void tc__ocl_c_sat(tc__ocl_emitter *E, tc_dtype to, int dbl) {
+    static const char *const lim[][2] = {{"", ""}, {"", ""}, /* unset, bool */
+        {"-128.0", "128.0"}, {"-32768.0", "32768.0"}, {"-2147483648.0", "2147483648.0"},
+        {"-9223372036854775808.0", "9223372036854775808.0"}, {"-1.0", "256.0"},
+        {"-1.0", "65536.0"}, {"-1.0", "4294967296.0"}, {"-1.0", "18446744073709551616.0"}};
+    static const char *const ext[][2] = {{"", ""}, {"", ""}, {"INT8_MIN", "INT8_MAX"},
+        {"INT16_MIN", "INT16_MAX"}, {"INT32_MIN", "INT32_MAX"}, {"INT64_MIN", "INT64_MAX"},
+        {"0", "UINT8_MAX"}, {"0", "UINT16_MAX"}, {"0", "UINT32_MAX"}, {"0", "UINT64_MAX"}};
+    const char *T = tc__ocl_ctype(1, to), *F = dbl ? "double" : "float", *f = dbl ? "" : "f";
+    char g[32];
+    snprintf(g, sizeof g, "%s_%s", tc__ocl_types[to].sfx, dbl ? "d" : "f");
+    tc__ocl_c_guard(E, "SAT", g);
+    tc__ocl_line(E, "TC_C_INLINE %s tc_sat_%s(%s x)", T, g, F);
+    tc__ocl_line(E, "{");
+    tc__ocl_line(E, "    if (x != x) return 0;");
+    tc__ocl_line(E, "    if (x <= %s%s) return %s;", lim[to][0], f, ext[to][0]);
+    tc__ocl_line(E, "    if (x >= %s%s) return %s;", lim[to][1], f, ext[to][1]);
+    tc__ocl_line(E, "    return (%s)x;", T);
+    tc__ocl_line(E, "}");
+    tc__ocl_line(E, "#endif");
+}
+
+/* Every helper the def needs, each under its guard. */
+TC__OCL_PRIVATE void tc__ocl_c_helpers(tc__ocl_emitter *E) {
+    int h, t;
+    tc__ocl_c_guard(E, "SX", "I64");
+    tc__ocl_puts(E->out, "/* Size arithmetic in int64; an overflow sets *o. */\n");
+    tc__ocl_puts(E->out, tc__ocl_c_sx_text);
+    tc__ocl_line(E, "#endif");
+    for (t = 0; t < TC_DTYPE_COUNT; t++)
+        if (E->need_div[t]) {
+            tc__ocl_c_guard(E, "DIV", tc__ocl_types[t].sfx);
+            tc__ocl_line(E, "/* Integer / and %%: floor division, x / 0 = x %% 0 = 0 */");
+            tc__ocl_emit_divmod(E, (tc_dtype)t);
+            tc__ocl_line(E, "#endif");
+        }
+    for (t = 0; t < TC_DTYPE_COUNT; t++)
+        if (E->need_minmax[t]) tc__ocl_c_minmax(E, (tc_dtype)t);
+    for (t = 0; t < TC_DTYPE_COUNT; t++) {
+        if (E->need_sat[t][0]) tc__ocl_c_sat(E, (tc_dtype)t, 0);
+        if (E->need_sat[t][1]) tc__ocl_c_sat(E, (tc_dtype)t, 1);
+    }
+    for (h = 0; h < TC__OCL_H_COUNT; h++)
+        for (t = 0; t < 2; t++)
+            if (E->need[h][t]) {
+                char id[16];
+                snprintf(id, sizeof id, "%d", h);
+                tc__ocl_c_guard(E, id, t ? "d" : "f");
+                tc__ocl_comment_line(E, "", tc__ocl_helper_text[h].doc);
+                tc__ocl_put_template(1, E->out, tc__ocl_helper_text[h].text,
+                                     t ? TC_FLOAT64 : TC_FLOAT32);
+                tc__ocl_line(E, "#endif");
+            }
+    if (E->need_half_io) {
+        tc__ocl_c_guard(E, "HALF", "IO");
+        tc__ocl_puts(E->out, "/* float16 tensors are stored as their bits */\n");
+        tc__ocl_puts(E->out, tc__ocl_c_half_text);
+        tc__ocl_line(E, "#endif");
+    }
+    tc__ocl_line(E, "");
+}
+
+/* -- loop order -------------------------------------------------------- */
+
+/* dep[i]: node i depends on loop l. */
+TC__OCL_PRIVATE void tc__ocl_c_deps(const tc__ocl_emitter *E, int l, unsigned char *dep) {
+    const tc_ir_stmt *st = E->st;
+    int i, k;
+    for (i = 0; i < st->n_nodes; i++) {
+        const tc_ir_node *nd = &st->nodes[i];
+        dep[i] = (unsigned char)(nd->op == TC_IR_INDEX && nd->loop == l);
+        for (k = 0; k < nd->nargs; k++) dep[i] |= dep[nd->args[k]];
+        for (k = 0; nd->op == TC_IR_READ && k < E->d->tensors[nd->tensor].rank; k++)
+            dep[i] |= (unsigned char)(nd->index[k].affine ? nd->index[k].coef[l] != 0
+                                                          : dep[nd->index[k].node]);
+    }
+}
+/* Every read that moves with loop l walks memory with unit stride: l in
+   its last dimension, coefficient 1, and in no other dimension. */
+TC__OCL_PRIVATE int tc__ocl_c_unit_stride(tc__ocl_emitter *E, int l) {
+    const tc_ir_stmt *st = E->st;
+    unsigned char *dep = (unsigned char *)tc__ocl_arena_alloc(&E->A, (size_t)st->n_nodes + 1, 1);
+    int i, k;
+    if (!dep) return 0;
+    tc__ocl_c_deps(E, l, dep);
+    for (i = 0; i < st->n_nodes; i++) {
+        const tc_ir_node *nd = &st->nodes[i];
+        int r = nd->op == TC_IR_READ ? E->d->tensors[nd->tensor].rank : 0;
+        if (nd->op != TC_IR_READ || !dep[i]) continue;
+        if (r == 0 || !nd->index[r - 1].affine || nd->index[r - 1].coef[l] != 1) return 0;
+        for (k = 0; k < r - 1; k++)
+            if (nd->index[k].affine ? nd->index[k].coef[l] != 0 : dep[nd->index[k].node])
+                return 0;
+    }
+    return 1;
+}
+/* THE LOOP-ORDER RULE. A reduction runs with a scalar accumulator inside
+   the output loops (for i, j: acc = init; for k: acc op= v; store) unless
+   its innermost reduction loop k is not unit-stride for every read that
+   moves with it while the innermost output loop j (the written tensor's
+   contiguous dimension) is: then the order is i-k-j, accumulating into the
+   output (after the `!` fill), so a compiler vectorises along j (matmul's
+   B(k,j) and C(i,j); A(i,k) is one value per j row). Row sums, dot
+   products, matvec and convolutions (unit stride along k) keep the
+   accumulator. Either way each element's reduction runs in ascending
+   order of the reduction indices, the IR's (and tests/ref_eval.h's), so
+   without -ffast-math the results equal a plain serial evaluation. Not
+   for float16 outputs (memory would round every step), nor statements
+   that read what they write (those run the IR's loop order). */
+TC__OCL_PRIVATE int tc__ocl_c_ikj(tc__ocl_emitter *E) {
+    const tc_ir_stmt *st = E->st;
+    int r = E->info.n_lhs;
+    if (E->info.reads_self || r == 0 || st->n_loops == r || st->reduce == TC_REDUCE_ASSIGN ||
+        E->d->tensors[st->tensor].dtype == TC_FLOAT16)
+        return 0;
+    if (tc__ocl_c_unit_stride(E, st->n_loops - 1)) return 0;
+    return tc__ocl_c_unit_stride(E, r - 1);
+}
+
+/* The `!` fill: every element of the written tensor set to the identity. */
+TC__OCL_PRIVATE void tc__ocl_c_fill(tc__ocl_emitter *E) {
+    const tc_ir_tensor *t = &E->d->tensors[E->st->tensor];
+    tc__ocl_str n, id;
+    int k;
+    tc__ocl_str_init(&n, E->out->a);
+    tc__ocl_str_init(&id, E->out->a);
+    tc__ocl_put_identity(1, &id, E->st->reduce, E->st->nodes[E->st->value].dtype);
+    for (k = 0; k < t->rank; k++) {
+        if (k) tc__ocl_puts(&n, " * ");
+        tc__ocl_put_sx(E, &n, t->extent[k]);
+    }
+    if (t->rank == 0) tc__ocl_puts(&n, "1");
+    if (n.oom || id.oom) E->out->oom = 1;
+    else {
+        tc__ocl_line(E, "for (int64_t tc_r = 0; tc_r < %s; tc_r++) /* `!` */", n.p);
+        E->indent++;
+        tc__ocl_store_line(E, E->st->tensor, "tc_r", id.p);
+        E->indent--;
+    }
+    tc__ocl_str_free(&n);
+    tc__ocl_str_free(&id);
+}
+
+/* One statement as a block of nested loops. */
+TC__OCL_PRIVATE void tc__ocl_c_stmt(tc__ocl_emitter *E) {
+    const tc_ir_stmt *st = E->st;
+    int l, r = E->info.n_lhs, ikj = tc__ocl_c_ikj(E);
+    tc__ocl_str off;
+    tc__ocl_str_init(&off, E->out->a);
+    tc__ocl_comment_line(E, "", st->text);
+    tc__ocl_line(E, "{");
+    E->indent++;
+    if (E->info.init_kernel || (ikj && st->init)) tc__ocl_c_fill(E);
+    tc__ocl_put_lhs_offset(E, &off);
+    if (off.oom) E->out->oom = 1;
+    else if (E->info.reads_self) {
+        if (E->info.serial)
+            tc__ocl_comment_line(E, "", "reads the tensor it writes at other elements: loop order");
+        E->info.serial = 1; /* every loop, in order, through memory */
+        tc__ocl_body(E, off.p);
+    } else if (ikj) {
+        tc__ocl_comment_line(E, "", "i-k-j order: the innermost loop walks the output row");
+        for (l = 0; l < r - 1; l++) tc__ocl_for(E, l);
+        for (l = r; l < st->n_loops; l++) tc__ocl_for(E, l);
+        tc__ocl_for(E, r - 1);
+        tc__ocl_update(E, off.p, 1);
+        for (l = 0; l < st->n_loops; l++) tc__ocl_end(E);
+    } else {
+        for (l = 0; l < r; l++) tc__ocl_for(E, l);
+        tc__ocl_body(E, off.p);
+        for (l = 0; l < r; l++) tc__ocl_end(E);
+    }
+    E->indent--;
+    tc__ocl_line(E, "}");
+    tc__ocl_str_free(&off);
+}
+
+/* -- the sizes function ------------------------------------------------ */
+
+/* Parameter list: typed tensors (inputs const), then size variables
+   unless baked. which: 0 inputs only (the sizes function), 1 all tensors
+   of the interface (inputs then outputs), restrict-qualified. */
+TC__OCL_PRIVATE void tc__ocl_c_params(tc__ocl_emitter *E, tc__ocl_str *p, int all) {
+    const tc_ir_def *d = E->d;
+    int i, n = all ? d->n_inputs + d->n_outputs : d->n_inputs, any = 0;
+    for (i = 0; i < n; i++, any = 1)
+        tc__ocl_printf(p, "%s%s%s *%s%s", any ? ", " : "", i < d->n_inputs ? "const " : "",
+                       tc__ocl_storage(1, d->tensors[i].dtype), all ? "restrict " : "",
+                       E->tname[i]);
+    for (i = 0; !E->baked && i < d->n_sizevars; i++, any = 1)
+        tc__ocl_printf(p, "%sint64_t %s", any ? ", " : "", E->vname[i]);
+}
+/* The arguments matching tc__ocl_c_params(E, p, all) (names only). */
+TC__OCL_PRIVATE void tc__ocl_c_args(tc__ocl_emitter *E, tc__ocl_str *p, int all) {
+    const tc_ir_def *d = E->d;
+    int i, n = all ? d->n_inputs + d->n_outputs : d->n_inputs, any = 0;
+    for (i = 0; i < n; i++, any = 1) tc__ocl_printf(p, "%s%s", any ? ", " : "", E->tname[i]);
+    for (i = 0; !E->baked && i < d->n_sizevars; i++, any = 1)
+        tc__ocl_printf(p, "%s%s", any ? ", " : "", E->vname[i]);
+}
+
+/* sx id as the sizes function reads it: a literal, a size variable, or an
+   earlier tc_sx entry. */
+TC__OCL_PRIVATE void tc__ocl_c_sxref(tc__ocl_emitter *E, tc__ocl_str *s, int id) {
+    const tc_sx *x = &E->d->sx[id];
+    if (E->baked) tc__ocl_put_i64(1, s, E->baked[id]);
+    else if (x->op == TC_SX_CONST) tc__ocl_put_i64(1, s, x->value);
+    else if (x->op == TC_SX_VAR) tc__ocl_puts(s, E->vname[x->value]);
+    else tc__ocl_printf(s, "tc_sx[%d]", id);
+}
+/* tc_sx[id] = its value (symbolic sizes). */
+TC__OCL_PRIVATE void tc__ocl_c_sx_line(tc__ocl_emitter *E, int id) {
+    static const char *const cmp[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+    const tc_sx *x = &E->d->sx[id];
+    tc__ocl_str a, b, v;
+    tc__ocl_str_init(&a, E->out->a);
+    tc__ocl_str_init(&b, E->out->a);
+    tc__ocl_str_init(&v, E->out->a);
+    if (x->op >= TC_SX_ADD) {
+        tc__ocl_c_sxref(E, &a, x->a);
+        tc__ocl_c_sxref(E, &b, x->b);
+    }
+    if (a.oom || b.oom) v.oom = 1;
+    else switch (x->op) {
+    case TC_SX_CONST: case TC_SX_VAR: tc__ocl_c_sxref(E, &v, id); break;
+    case TC_SX_SCALAR: {
+        const char *nm = E->tname[x->value];
+        if (E->d->tensors[x->value].dtype == TC_UINT64)
+            tc__ocl_line(E, "if (%s[0] > (uint64_t)INT64_MAX) return 4;", nm);
+        tc__ocl_printf(&v, "(int64_t)%s[0]", nm);
+        break;
+    }
+    case TC_SX_ADD: tc__ocl_printf(&v, "tc_sx_add(%s, %s, &tc_ovf)", a.p, b.p); break;
+    case TC_SX_SUB: tc__ocl_printf(&v, "tc_sx_sub(%s, %s, &tc_ovf)", a.p, b.p); break;
+    case TC_SX_MUL: tc__ocl_printf(&v, "tc_sx_mul(%s, %s, &tc_ovf)", a.p, b.p); break;
+    case TC_SX_DIV: tc__ocl_printf(&v, "tc_div_i64(%s, %s)", a.p, b.p); break;
+    case TC_SX_MOD: tc__ocl_printf(&v, "tc_mod_i64(%s, %s)", a.p, b.p); break;
+    case TC_SX_MIN: tc__ocl_printf(&v, "tc_min_i64(%s, %s)", a.p, b.p); break;
+    case TC_SX_MAX: tc__ocl_printf(&v, "tc_max_i64(%s, %s)", a.p, b.p); break;
+    case TC_SX_SELECT: {
+        tc__ocl_str c;
+        tc__ocl_str_init(&c, E->out->a);
+        tc__ocl_c_sxref(E, &c, (int)x->value);
+        tc__ocl_printf(&v, "%s ? %s : %s", c.p ? c.p : "0", a.p, b.p);
+        tc__ocl_str_free(&c);
+        break;
+    }
+    case TC_SX_OP_COUNT: break;
+    default: tc__ocl_printf(&v, "(int64_t)(%s %s %s)", a.p, cmp[x->op - TC_SX_LT], b.p); break;
+    }
+    if (v.oom) E->out->oom = 1;
+    else tc__ocl_line(E, "tc_sx[%d] = %s;", id, v.p ? v.p : "0");
+    tc__ocl_str_free(&a);
+    tc__ocl_str_free(&b);
+    tc__ocl_str_free(&v);
+}
+
+/* The domain of statement s is not empty (for checks that apply only then). */
+TC__OCL_PRIVATE void tc__ocl_c_nonempty(tc__ocl_emitter *E, tc__ocl_str *s, int stmt) {
+    const tc_ir_stmt *st = &E->d->stmts[stmt];
+    int l;
+    for (l = 0; l < st->n_loops; l++) {
+        tc__ocl_puts(s, l ? " && " : "");
+        tc__ocl_c_sxref(E, s, st->loops[l].hi);
+        tc__ocl_puts(s, " > ");
+        tc__ocl_c_sxref(E, s, st->loops[l].lo);
+    }
+    if (st->n_loops == 0) tc__ocl_puts(s, "1");
+}
+
+/* static int tc_<def>_sizes(inputs, sizes, int64_t *tc_sx): every size
+   expression, the extents, element counts and run-time checks. */
+TC__OCL_PRIVATE void tc__ocl_c_sizes_fn(tc__ocl_emitter *E, const char *fn) {
+    const tc_ir_def *d = E->d;
+    tc__ocl_str p;
+    int i, k;
+    tc__ocl_str_init(&p, E->out->a);
+    tc__ocl_c_params(E, &p, 0);
+    tc__ocl_line(E, "/* Every size expression of %s into tc_sx; 0, 1 (a run-time check fails)", d->name);
+    tc__ocl_line(E, "   or 4 (a size overflows 64 bits or is negative, or a 0-rank size input");
+    tc__ocl_line(E, "   does not hold the value baked in). */");
+    tc__ocl_line(E, "static int tc_%s_sizes(%s%sint64_t *tc_sx)", fn, p.p ? p.p : "", p.len ? ", " : "");
+    tc__ocl_line(E, "{");
+    E->indent++;
+    tc__ocl_line(E, "int tc_ovf = 0;");
+    tc__ocl_line(E, "(void)tc_sx;");
+    for (i = 0; i < d->n_inputs; i++) tc__ocl_line(E, "(void)%s;", E->tname[i]);
+    for (i = 0; !E->baked && i < d->n_sizevars; i++) tc__ocl_line(E, "(void)%s;", E->vname[i]);
+    for (i = 0; i < d->n_sx; i++) {
+        if (!E->baked) tc__ocl_c_sx_line(E, i);
+        else {
+            tc__ocl_str v;
+            tc__ocl_str_init(&v, E->out->a);
+            tc__ocl_put_i64(1, &v, E->baked[i]);
+            if (v.oom) E->out->oom = 1;
+            else tc__ocl_line(E, "tc_sx[%d] = %s;", i, v.p);
+            tc__ocl_str_free(&v);
+            if (d->sx[i].op == TC_SX_SCALAR)
+                tc__ocl_line(E, "if ((int64_t)%s[0] != tc_sx[%d]) return 4;",
+                             E->tname[d->sx[i].value], i);
+        }
+    }
+    for (i = 0; i < d->n_tensors; i++) {
+        const tc_ir_tensor *t = &d->tensors[i];
+        tc__ocl_str n;
+        for (k = 0; k < t->rank; k++) {
+            int j, l, seen = 0;
+            for (j = 0; j <= i && !seen; j++)
+                for (l = 0; l < (j < i ? d->tensors[j].rank : k); l++)
+                    seen |= d->tensors[j].extent[l] == t->extent[k];
+            if (!seen && (d->sx[t->extent[k]].op != TC_SX_CONST || E->baked))
+                tc__ocl_line(E, "if (tc_sx[%d] < 0) return 4; /* %s dimension %d */", t->extent[k],
+                             t->name, k);
+        }
+        if (t->kind == TC_TENSOR_INPUT || t->rank == 0) continue;
+        tc__ocl_str_init(&n, E->out->a); /* the byte count fits in int64 */
+        tc__ocl_printf(&n, "%d", (int)tc_dtype_size(t->dtype));
+        for (k = 0; k < t->rank; k++) {
+            tc__ocl_str m;
+            tc__ocl_str_init(&m, E->out->a);
+            tc__ocl_printf(&m, "tc_sx_mul(%s, tc_sx[%d], &tc_ovf)", n.p ? n.p : "1", t->extent[k]);
+            tc__ocl_str_free(&n);
+            n = m;
+        }
+        if (n.oom) E->out->oom = 1;
+        else tc__ocl_line(E, "(void)%s; /* bytes of %s */", n.p, t->name);
+        tc__ocl_str_free(&n);
+    }
+    tc__ocl_line(E, "if (tc_ovf) return 4;");
+    for (i = 0; i < d->n_checks; i++) {
+        const tc_ir_check *c = &d->checks[i];
+        tc__ocl_str cond;
+        tc__ocl_str_init(&cond, E->out->a);
+        if (c->stmt >= 0 && c->stmt < d->n_stmts) {
+            tc__ocl_c_nonempty(E, &cond, c->stmt);
+            tc__ocl_puts(&cond, " && ");
+        }
+        tc__ocl_puts(&cond, "!(");
+        tc__ocl_c_sxref(E, &cond, c->a);
+        tc__ocl_puts(&cond, c->kind == TC_CHECK_LE ? " <= " : " == ");
+        tc__ocl_c_sxref(E, &cond, c->b);
+        tc__ocl_puts(&cond, ")");
+        tc__ocl_comment_line(E, "", c->what ? c->what : "check");
+        if (cond.oom) E->out->oom = 1;
+        else tc__ocl_line(E, "if (%s) return 1;", cond.p);
+        tc__ocl_str_free(&cond);
+    }
+    tc__ocl_line(E, "return 0;");
+    E->indent--;
+    tc__ocl_line(E, "}");
+    tc__ocl_line(E, "");
+    if (p.oom) E->out->oom = 1;
+    tc__ocl_str_free(&p);
+}
+
+/* -- the def's function ------------------------------------------------ */
+
+/* Does any statement name tensor t? */
+TC__OCL_PRIVATE int tc__ocl_c_mentions(const tc_ir_def *d, int t) {
+    int s, i;
+    for (s = 0; s < d->n_stmts; s++) {
+        if (d->stmts[s].tensor == t) return 1;
+        for (i = 0; i < d->stmts[s].n_nodes; i++)
+            if (d->stmts[s].nodes[i].op == TC_IR_READ && d->stmts[s].nodes[i].tensor == t)
+                return 1;
+    }
+    return 0;
+}
+
+/* The temporaries: zeroed (as the VM's), all freed on every return. */
+TC__OCL_PRIVATE void tc__ocl_c_temps(tc__ocl_emitter *E, int alloc) {
+    const tc_ir_def *d = E->d;
+    int i, k, first = d->n_inputs + d->n_outputs;
+    tc__ocl_str any;
+    if (first >= d->n_tensors) return;
+    if (!alloc) {
+        for (i = first; i < d->n_tensors; i++) tc__ocl_line(E, "free(%s);", E->tname[i]);
+        return;
+    }
+    tc__ocl_str_init(&any, E->out->a);
+    for (i = first; i < d->n_tensors; i++) {
+        const tc_ir_tensor *t = &d->tensors[i];
+        const char *T = tc__ocl_storage(1, t->dtype);
+        tc__ocl_str n;
+        tc__ocl_str_init(&n, E->out->a);
+        for (k = 0; k < t->rank; k++) {
+            tc__ocl_puts(&n, k ? " * (size_t)" : "(size_t)");
+            tc__ocl_put_sx(E, &n, t->extent[k]);
+        }
+        if (t->rank == 0) tc__ocl_puts(&n, "1");
+        if (n.oom) E->out->oom = 1;
+        else
+            tc__ocl_line(E, "%s *%s = (%s *)calloc(%s + 1, sizeof(%s));", T, E->tname[i], T, n.p,
+                         T);
+        tc__ocl_printf(&any, "%s!%s", any.len ? " || " : "", E->tname[i]);
+        tc__ocl_str_free(&n);
+    }
+    if (any.oom) E->out->oom = 1;
+    else tc__ocl_line(E, "if (%s) {", any.p);
+    E->indent++;
+    tc__ocl_c_temps(E, 0);
+    tc__ocl_line(E, "return 3;");
+    E->indent--;
+    tc__ocl_line(E, "}");
+    tc__ocl_str_free(&any);
+}
+
+/* The body: every statement, into E->out; then the prologue (the sizes it
+   names) in front. */
+TC__OCL_PRIVATE void tc__ocl_c_function(tc__ocl_emitter *E, const char *fn, int gathers) {
+    const tc_ir_def *d = E->d;
+    tc__ocl_str *out = E->out, body, p, a;
+    int s, i, g = 0;
+    tc__ocl_str_init(&body, out->a);
+    tc__ocl_str_init(&p, out->a);
+    tc__ocl_str_init(&a, out->a);
+    E->out = &body;
+    E->indent = 1;
+    for (s = 0; s < d->n_stmts && !E->failed && !E->A.oom; s++) {
+        tc__ocl_emit_stmt(E, s, g);
+        g += E->info.n_gathers;
+    }
+    if (body.oom) out->oom = 1;
+    E->out = out;
+    E->indent = 0;
+    tc__ocl_c_params(E, &p, 1);
+    tc__ocl_c_args(E, &a, 0);
+    tc__ocl_line(E, "/* TC def %s (line %d). Returns 0; 1 a run-time check failed, 2 a gather", d->name, d->line);
+    tc__ocl_line(E, "   index is out of range (outputs may be partly written), 3 out of memory,");
+    tc__ocl_line(E, "   4 a size overflows or is negative. Buffers must not overlap. */");
+    tc__ocl_line(E, "int %s(%s)", fn, p.len ? p.p : "void");
+    tc__ocl_line(E, "{");
+    E->indent++;
+    tc__ocl_line(E, "int64_t tc_sx[%d];", d->n_sx > 0 ? d->n_sx : 1);
+    tc__ocl_line(E, "const int tc_rc = tc_%s_sizes(%s%stc_sx);", fn, a.p ? a.p : "", a.len ? ", " : "");
+    tc__ocl_line(E, "if (tc_rc != 0) return tc_rc;");
+    for (i = 0; i < d->n_inputs + d->n_outputs; i++)
+        if (!tc__ocl_c_mentions(d, i)) tc__ocl_line(E, "(void)%s;", E->tname[i]);
+    for (i = 0; i < d->n_sx; i++)
+        if (E->sx_used[i]) tc__ocl_line(E, "const int64_t tc_s%d = tc_sx[%d];", i, i);
+    tc__ocl_c_temps(E, 1);
+    if (body.p) tc__ocl_puts(E->out, body.p);
+    tc__ocl_c_temps(E, 0);
+    tc__ocl_line(E, "return 0;");
+    if (gathers) {
+        E->indent--;
+        tc__ocl_line(E, "tc_gather_fail:");
+        E->indent++;
+        tc__ocl_c_temps(E, 0);
+        tc__ocl_line(E, "return 2;");
+    }
+    E->indent--;
+    tc__ocl_line(E, "}");
+    tc__ocl_line(E, "");
+    if (p.oom || a.oom) out->oom = 1;
+    tc__ocl_str_free(&body);
+    tc__ocl_str_free(&p);
+    tc__ocl_str_free(&a);
+}
+
+/* int <def>_call(void *const *tensors, const int64_t *sizevars). */
+TC__OCL_PRIVATE void tc__ocl_c_call_fn(tc__ocl_emitter *E, const char *fn) {
+    const tc_ir_def *d = E->d;
+    int i, n = d->n_inputs + d->n_outputs;
+    tc__ocl_str a;
+    tc__ocl_str_init(&a, E->out->a);
+    for (i = 0; i < n; i++)
+        tc__ocl_printf(&a, "%s(%s%s *)tensors[%d]", i ? ", " : "", i < d->n_inputs ? "const " : "",
+                       tc__ocl_storage(1, d->tensors[i].dtype), i);
+    for (i = 0; !E->baked && i < d->n_sizevars; i++)
+        tc__ocl_printf(&a, "%ssizevars[%d]", a.len ? ", " : "", i);
+    tc__ocl_line(E, "/* The generic entry: tensors = inputs then outputs (%d), sizevars = the", n);
+    tc__ocl_line(E, "   def's %d size variables in order%s. */", d->n_sizevars,
+                 E->baked ? " (ignored: baked in)" : "");
+    tc__ocl_line(E, "int %s_call(void *const *tensors, const int64_t *sizevars)", fn);
+    tc__ocl_line(E, "{");
+    if (n == 0) tc__ocl_line(E, "    (void)tensors;");
+    if (E->baked || d->n_sizevars == 0) tc__ocl_line(E, "    (void)sizevars;");
+    if (a.oom) E->out->oom = 1;
+    else tc__ocl_line(E, "    return %s(%s);", fn, a.p ? a.p : "");
+    tc__ocl_line(E, "}");
+    tc__ocl_line(E, "");
+    tc__ocl_str_free(&a);
+}
+
+/* -- the driver -------------------------------------------------------- */
+
+static const char tc__ocl_c_npy_text[] =
+    "/* ---- driver: .npy files (C order, little-endian) ---- */\n"
+    "static void *tc_npy_read(const char *path, const char *code, int rank, int64_t *shape,\n"
+    "                         size_t esize, const char **why)\n{\n"
+    "    unsigned char h[12];\n"
+    "    char *hdr = NULL, *p, *e;\n"
+    "    size_t hl, n = 1, len = strlen(code);\n"
+    "    void *data = NULL;\n"
+    "    int k = 0;\n"
+    "    FILE *f = fopen(path, \"rb\");\n"
+    "    *why = \"cannot open it\";\n"
+    "    if (!f) return NULL;\n"
+    "    *why = \"not a .npy file\";\n"
+    "    if (fread(h, 1, 10, f) != 10 || memcmp(h, \"\\x93NUMPY\", 6) != 0) goto done;\n"
+    "    hl = (size_t)h[8] | (size_t)h[9] << 8;\n"
+    "    if (h[6] >= 2) {\n"
+    "        if (fread(h + 10, 1, 2, f) != 2) goto done;\n"
+    "        hl |= (size_t)h[10] << 16 | (size_t)h[11] << 24;\n"
+    "    }\n"
+    "    if (!(hdr = (char *)malloc(hl + 1)) || fread(hdr, 1, hl, f) != hl) goto done;\n"
+    "    hdr[hl] = '\\0';\n"
+    "    *why = \"wrong dtype\";\n"
+    "    if (!(p = strstr(hdr, \"'descr'\")) || !(p = strchr(p + 7, '\\''))) goto done;\n"
+    "    if (!strchr(\"<|=\", p[1]) || strncmp(p + 2, code, len) != 0 || p[2 + len] != '\\'')\n"
+    "        goto done;\n"
+    "    *why = \"Fortran order is not supported\";\n"
+    "    if (strstr(hdr, \"'fortran_order': True\")) goto done;\n"
+    "    *why = \"wrong rank\";\n"
+    "    if (!(p = strstr(hdr, \"'shape'\")) || !(p = strchr(p, '('))) goto done;\n"
+    "    for (p++;; k++) {\n"
+    "        long long v;\n"
+    "        while (*p == ' ' || *p == ',') p++;\n"
+    "        if (*p == ')') break;\n"
+    "        v = strtoll(p, &e, 10);\n"
+    "        if (e == p || v < 0 || k >= rank) goto done;\n"
+    "        shape[k] = v;\n"
+    "        p = e;\n"
+    "        if (v != 0 && n > (SIZE_MAX / esize) / (size_t)v) n = 0, k = rank + 1;\n"
+    "        n *= (size_t)v;\n"
+    "    }\n"
+    "    if (k != rank) goto done;\n"
+    "    *why = \"out of memory\";\n"
+    "    if (!(data = malloc(n * esize + 1))) goto done;\n"
+    "    *why = \"the data is shorter than the shape\";\n"
+    "    if (fread(data, esize, n, f) != n) {\n"
+    "        free(data);\n"
+    "        data = NULL;\n"
+    "    } else *why = NULL;\n"
+    "done:\n"
+    "    free(hdr);\n"
+    "    fclose(f);\n"
+    "    return data;\n}\n"
+    "static int tc_npy_write(const char *dir, const char *name, const char *code, int rank,\n"
+    "                        const int64_t *shape, const void *data, size_t esize)\n{\n"
+    "    char path[4096], hdr[512];\n"
+    "    size_t n = 1, len;\n"
+    "    int k, ok;\n"
+    "    FILE *f;\n"
+    "    snprintf(path, sizeof path, \"%s/%s.npy\", dir, name);\n"
+    "    len = (size_t)snprintf(hdr, sizeof hdr, \"{'descr': '%c%s', 'fortran_order': False, \"\n"
+    "                           \"'shape': (\", esize == 1 ? '|' : '<', code);\n"
+    "    for (k = 0; k < rank; k++, n *= (size_t)shape[k - 1])\n"
+    "        len += (size_t)snprintf(hdr + len, sizeof hdr - len, \"%lld%s\", (long long)shape[k],\n"
+    "                                rank == 1 ? \",\" : k + 1 < rank ? \", \" : \"\");\n"
+    "    len += (size_t)snprintf(hdr + len, sizeof hdr - len, \"), }\");\n"
+    "    while ((10 + len + 1) % 64) hdr[len++] = ' ';\n"
+    "    hdr[len++] = '\\n';\n"
+    "    if (!(f = fopen(path, \"wb\"))) return 0;\n"
+    "    ok = fwrite(\"\\x93NUMPY\\x01\\x00\", 1, 8, f) == 8 && fputc((int)(len & 255), f) != EOF &&\n"
+    "         fputc((int)(len >> 8), f) != EOF && fwrite(hdr, 1, len, f) == len &&\n"
+    "         fwrite(data, esize, n, f) == n;\n"
+    "    return fclose(f) == 0 && ok;\n}\n"
+    "static int tc_fail(const char *what, const char *why)\n{\n"
+    "    fprintf(stderr, \"error: %s: %s\\n\", what, why);\n"
+    "    return 1;\n}\n"
+    "static const char *tc_why(int rc)\n{\n"
+    "    return rc == 1 ? \"a run-time check failed\" : rc == 2 ? \"a gather index is out of range\"\n"
+    "         : rc == 3 ? \"out of memory\" : \"a size overflows or is negative\";\n}\n";
+
+/* The npy type code of a dtype ("f4", "b1"). */
+TC__OCL_PRIVATE const char *tc__ocl_c_npy_code(tc_dtype t) {
+    static const char *const codes[TC_DTYPE_COUNT] = {"", "b1", "i1", "i2", "i4", "i8", "u1",
+                                                      "u2", "u4", "u8", "f2", "f4", "f8"};
+    return codes[t];
+}
+
+/* static const int name[n][w] = {...} from f(i, k) (-1 past a rank). */
+TC__OCL_PRIVATE void tc__ocl_c_table(tc__ocl_emitter *E, const char *name, int n, int w,
+                                     int (*f)(const tc__ocl_emitter *, int, int)) {
+    tc__ocl_str t;
+    int i, k;
+    tc__ocl_str_init(&t, E->out->a);
+    for (i = 0; i < (n ? n : 1); i++) {
+        tc__ocl_puts(&t, i ? ", {" : "{");
+        for (k = 0; k < w; k++) tc__ocl_printf(&t, "%s%d", k ? ", " : "", n ? f(E, i, k) : -1);
+        tc__ocl_puts(&t, "}");
+    }
+    if (t.oom) E->out->oom = 1;
+    else tc__ocl_line(E, "    static const int %s[%d][%d] = {%s};", name, n ? n : 1, w, t.p);
+    tc__ocl_str_free(&t);
+}
+TC__OCL_PRIVATE int tc__ocl_c_dim_sx(const tc__ocl_emitter *E, int i, int k) {
+    return k < E->d->tensors[i].rank ? E->d->tensors[i].extent[k] : -1;
+}
+TC__OCL_PRIVATE int tc__ocl_c_dim_var(const tc__ocl_emitter *E, int i, int k) {
+    const tc_sx *x;
+    if (k >= E->d->tensors[i].rank) return -1;
+    x = &E->d->sx[E->d->tensors[i].extent[k]];
+    return x->op == TC_SX_VAR ? (int)x->value : -1;
+}
+
+/* main(): ./prog NAME=in.npy ... -o OUTDIR. */
+TC__OCL_PRIVATE void tc__ocl_c_driver(tc__ocl_emitter *E, const char *fn) {
+    const tc_ir_def *d = E->d;
+    int i, n_in = d->n_inputs, n_io = d->n_inputs + d->n_outputs, w = 1;
+    tc__ocl_str names, codes, sizes, ranks, args;
+    tc__ocl_str_init(&names, E->out->a);
+    tc__ocl_str_init(&codes, E->out->a);
+    tc__ocl_str_init(&sizes, E->out->a);
+    tc__ocl_str_init(&ranks, E->out->a);
+    tc__ocl_str_init(&args, E->out->a);
+    for (i = 0; i < n_io; i++) {
+        const tc_ir_tensor *t = &d->tensors[i];
+        if (t->rank > w) w = t->rank;
+        tc__ocl_printf(&names, "%s\"%s\"", i ? ", " : "", t->name);
+        tc__ocl_printf(&codes, "%s\"%s\"", i ? ", " : "", tc__ocl_c_npy_code(t->dtype));
+        tc__ocl_printf(&sizes, "%s%d", i ? ", " : "", (int)tc_dtype_size(t->dtype));
+        tc__ocl_printf(&ranks, "%s%d", i ? ", " : "", t->rank);
+    }
+    for (i = 0; i < n_in; i++)
+        tc__ocl_printf(&args, "%s(const %s *)tc_ptr[%d]", i ? ", " : "",
+                       tc__ocl_storage(1, d->tensors[i].dtype), i);
+    for (i = 0; !E->baked && i < d->n_sizevars; i++)
+        tc__ocl_printf(&args, "%stc_vars[%d]", args.len ? ", " : "", i);
+    if (names.oom || codes.oom || sizes.oom || ranks.oom || args.oom) {
+        E->out->oom = 1;
+        return;
+    }
+    tc__ocl_puts(E->out, tc__ocl_c_npy_text);
+    tc__ocl_line(E, "");
+    tc__ocl_line(E, "/* ./prog NAME=in.npy ... -o OUTDIR: binds the sizes from the inputs' shapes,");
+    tc__ocl_line(E, "   runs %s and writes OUTDIR/<output>.npy; exit status 1 on any error. */", d->name);
+    tc__ocl_line(E, "int main(int argc, char **argv)");
+    tc__ocl_line(E, "{");
+    tc__ocl_line(E, "    enum { N_IN = %d, N_IO = %d, N_VARS = %d, N_SX = %d, W = %d };", n_in, n_io,
+                 d->n_sizevars, d->n_sx, w);
+    tc__ocl_line(E, "    static const char *const name[] = {%s\"\"};", names.p ? names.p : "",
+                 n_io ? ", " : "");
+    if (n_io) tc__ocl_line(E, "    static const char *const code[] = {%s};", codes.p);
+    if (n_io) tc__ocl_line(E, "    static const size_t esize[] = {%s};", sizes.p);
+    if (n_io) tc__ocl_line(E, "    static const int rank[] = {%s};", ranks.p);
+    tc__ocl_c_table(E, "dim_sx", n_io, w, tc__ocl_c_dim_sx);
+    tc__ocl_c_table(E, "dim_var", n_in, w, tc__ocl_c_dim_var);
+    {
+        tc__ocl_str v;
+        tc__ocl_str_init(&v, E->out->a);
+        for (i = 0; i < d->n_sizevars; i++) tc__ocl_printf(&v, "\"%s\", ", d->sizevars[i]);
+        tc__ocl_line(E, "    static const char *const var_name[] = {%s\"\"};", v.p ? v.p : "");
+        if (v.oom) E->out->oom = 1;
+        tc__ocl_str_free(&v);
+    }
+    tc__ocl_line(E, "    const char *path[N_IO + 1] = {0}, *outdir = NULL, *why = NULL;");
+    tc__ocl_line(E, "    void *tc_ptr[N_IO + 1] = {0};");
+    tc__ocl_line(E, "    int64_t shape[N_IO + 1][W] = {{0}}, tc_vars[N_VARS + 1] = {0}, tc_sx[N_SX + 1] = {0};");
+    tc__ocl_line(E, "    int bound[N_VARS + 1] = {0}, i, k, rc = 1;");
+    tc__ocl_line(E, "    char msg[256];");
+    tc__ocl_line(E, "    for (i = 1; i < argc; i++) {");
+    tc__ocl_line(E, "        const char *eq = strchr(argv[i], '=');");
+    tc__ocl_line(E, "        if (strcmp(argv[i], \"-o\") == 0 && i + 1 < argc) {");
+    tc__ocl_line(E, "            outdir = argv[++i];");
+    tc__ocl_line(E, "            continue;");
+    tc__ocl_line(E, "        }");
+    tc__ocl_line(E, "        for (k = 0; eq && k < N_IN; k++)");
+    tc__ocl_line(E, "            if (strlen(name[k]) == (size_t)(eq - argv[i]) &&");
+    tc__ocl_line(E, "                strncmp(argv[i], name[k], strlen(name[k])) == 0)");
+    tc__ocl_line(E, "                break;");
+    tc__ocl_line(E, "        if (!eq || k == N_IN) {");
+    tc__ocl_line(E, "            fprintf(stderr, \"usage: %%s NAME=in.npy ... -o OUTDIR (inputs:\", argv[0]);");
+    tc__ocl_line(E, "            for (k = 0; k < N_IN; k++) fprintf(stderr, \" %%s\", name[k]);");
+    tc__ocl_line(E, "            fprintf(stderr, \")\\n\");");
+    tc__ocl_line(E, "            return 1;");
+    tc__ocl_line(E, "        }");
+    tc__ocl_line(E, "        path[k] = eq + 1;");
+    tc__ocl_line(E, "    }");
+    tc__ocl_line(E, "    if (!outdir) return tc_fail(\"-o\", \"no output directory given\");");
+    tc__ocl_line(E, "    for (i = 0; i < N_IN; i++) {");
+    tc__ocl_line(E, "        if (!path[i]) return tc_fail(name[i], \"no input given (NAME=in.npy)\");");
+    tc__ocl_line(E, "        if (!(tc_ptr[i] = tc_npy_read(path[i], code[i], rank[i], shape[i], esize[i], &why)))");
+    tc__ocl_line(E, "            return tc_fail(path[i], why);");
+    tc__ocl_line(E, "        for (k = 0; k < rank[i]; k++) {");
+    tc__ocl_line(E, "            const int v = dim_var[i][k];");
+    tc__ocl_line(E, "            if (v < 0) continue;");
+    tc__ocl_line(E, "            if (bound[v] && tc_vars[v] != shape[i][k]) {");
+    tc__ocl_line(E, "                snprintf(msg, sizeof msg, \"dimension %%d is %%lld, but size %%s is %%lld\", k,");
+    tc__ocl_line(E, "                         (long long)shape[i][k], var_name[v], (long long)tc_vars[v]);");
+    tc__ocl_line(E, "                return tc_fail(name[i], msg);");
+    tc__ocl_line(E, "            }");
+    tc__ocl_line(E, "            tc_vars[v] = shape[i][k];");
+    tc__ocl_line(E, "            bound[v] = 1;");
+    tc__ocl_line(E, "        }");
+    tc__ocl_line(E, "    }");
+    tc__ocl_line(E, "    for (i = 0; i < N_VARS; i++)");
+    tc__ocl_line(E, "        if (!bound[i]) return tc_fail(var_name[i], \"no input's shape gives this size\");");
+    tc__ocl_line(E, "    if ((rc = tc_%s_sizes(%s%stc_sx)) != 0) return tc_fail(\"%s\", tc_why(rc));", fn,
+                 args.p ? args.p : "", args.len ? ", " : "", d->name);
+    tc__ocl_line(E, "    for (i = 0; i < N_IO; i++)");
+    tc__ocl_line(E, "        for (k = 0; k < rank[i]; k++)");
+    tc__ocl_line(E, "            if (i >= N_IN) shape[i][k] = tc_sx[dim_sx[i][k]];");
+    tc__ocl_line(E, "            else if (shape[i][k] != tc_sx[dim_sx[i][k]]) {");
+    tc__ocl_line(E, "                snprintf(msg, sizeof msg, \"dimension %%d is %%lld, expected %%lld\", k,");
+    tc__ocl_line(E, "                         (long long)shape[i][k], (long long)tc_sx[dim_sx[i][k]]);");
+    tc__ocl_line(E, "                return tc_fail(name[i], msg);");
+    tc__ocl_line(E, "            }");
+    tc__ocl_line(E, "    for (i = N_IN; i < N_IO; i++) {");
+    tc__ocl_line(E, "        size_t n = 1;");
+    tc__ocl_line(E, "        for (k = 0; k < rank[i]; k++) n *= (size_t)shape[i][k];");
+    tc__ocl_line(E, "        if (!(tc_ptr[i] = calloc(n + 1, esize[i]))) return tc_fail(name[i], \"out of memory\");");
+    tc__ocl_line(E, "    }");
+    tc__ocl_line(E, "    if ((rc = %s_call(tc_ptr, tc_vars)) != 0) return tc_fail(\"%s\", tc_why(rc));", fn,
+                 d->name);
+    tc__ocl_line(E, "    for (i = N_IN; i < N_IO; i++)");
+    tc__ocl_line(E, "        if (!tc_npy_write(outdir, name[i], code[i], rank[i], shape[i], tc_ptr[i], esize[i]))");
+    tc__ocl_line(E, "            return tc_fail(name[i], \"cannot write OUTDIR/NAME.npy (OUTDIR must exist)\");");
+    tc__ocl_line(E, "    for (i = 0; i < N_IO; i++) free(tc_ptr[i]);");
+    tc__ocl_line(E, "    (void)dim_var;");
+    tc__ocl_line(E, "    return 0;");
+    tc__ocl_line(E, "}");
+    tc__ocl_str_free(&names);
+    tc__ocl_str_free(&codes);
+    tc__ocl_str_free(&sizes);
+    tc__ocl_str_free(&ranks);
+    tc__ocl_str_free(&args);
+}
+
+/* The whole C file into E->out. */
+TC__OCL_PRIVATE tc_status tc__ocl_c_emit_def(tc__ocl_emitter *E) {
+    const tc_ir_def *d = E->d;
+    tc__ocl_str *out = E->out, code;
+    const char *fn;
+    int i, s, gathers = 0;
+    tc__ocl_stmt_info info;
+    for (s = 0; s < d->n_stmts; s++) {
+        tc__ocl_analyze(d, E->baked, s, 0, &info);
+        gathers += info.n_gathers;
+    }
+    E->tname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_tensors + 1, sizeof(char *));
+    E->vname = (char **)tc__ocl_arena_alloc(&E->A, (size_t)d->n_sizevars + 1, sizeof(char *));
+    E->sx_used = (unsigned char *)tc__ocl_arena_alloc(&E->A, (size_t)d->n_sx + 1, 1);
+    fn = tc__ocl_name(&E->A, 1, d->name);
+    for (i = 0; E->tname && i < d->n_tensors; i++) {
+        E->tname[i] = tc__ocl_tensor_name(&E->A, 1, d->tensors[i].name, i);
+        if (E->tname[i] && fn && strcmp(E->tname[i], fn) == 0) /* a parameter would hide it */
+            E->tname[i] = tc__ocl_tensor_name(&E->A, 1, "tc_", i);
+    }
+    for (i = 0; E->vname && i < d->n_sizevars; i++) E->vname[i] = tc__ocl_name(&E->A, 1, d->sizevars[i]);
+    if (E->A.oom || !fn) return TC_ERR_OUT_OF_MEMORY;
+    tc__ocl_scan_helpers(E);
+    /* the function first (it decides which sizes it names), helpers last */
+    tc__ocl_str_init(&code, out->a);
+    E->out = &code;
+    tc__ocl_c_sizes_fn(E, fn);
+    tc__ocl_c_function(E, fn, gathers);
+    tc__ocl_c_call_fn(E, fn);
+    if (E->c_flags & TC_C_DRIVER) tc__ocl_c_driver(E, fn);
+    if (code.oom) out->oom = 1;
+    E->out = out;
+    tc__ocl_line(E, "/* C99 for TC def %s (line %d), generated by tc_opencl.h (tc_c_emit).", d->name,
+                 d->line);
+    tc__ocl_line(E, "   int %s(inputs..., outputs..., sizes...) and %s_call(tensors, sizevars);", fn, fn);
+    tc__ocl_line(E, "   sizes are %s. Same results as the TC VM: integers wrap, / and %% floor", E->baked ? "baked in" : "arguments");
+    tc__ocl_line(E, "   with x / 0 = x %% 0 = 0, float -> int casts saturate; without -ffast-math");
+    tc__ocl_line(E, "   every value is rounded as a serial evaluation in loop order rounds it. */");
+    tc__ocl_line(E, "#include <float.h>");
+    tc__ocl_line(E, "#include <math.h>");
+    tc__ocl_line(E, "#include <stdbool.h>");
+    tc__ocl_line(E, "#include <stdint.h>");
+    if (E->c_flags & TC_C_DRIVER) tc__ocl_line(E, "#include <stdio.h>");
+    tc__ocl_line(E, "#include <stdlib.h>");
+    if (E->c_flags & TC_C_DRIVER) tc__ocl_line(E, "#include <string.h>");
+    tc__ocl_line(E, "");
+    tc__ocl_line(E, "#ifndef TC_C_INLINE /* helpers: unused ones are no warning */");
+    tc__ocl_line(E, "#if defined(__GNUC__) || defined(__clang__)");
+    tc__ocl_line(E, "#define TC_C_INLINE static inline __attribute__((unused))");
+    tc__ocl_line(E, "#else");
+    tc__ocl_line(E, "#define TC_C_INLINE static inline");
+    tc__ocl_line(E, "#endif");
+    tc__ocl_line(E, "#endif");
+    tc__ocl_c_helpers(E);
+    if (code.p) tc__ocl_puts(E->out, code.p);
+    tc__ocl_str_free(&code);
+    if (E->failed) return E->err ? E->err->code : TC_ERR_LIMIT;
+    if (E->A.oom || E->out->oom) return TC_ERR_OUT_OF_MEMORY;
+    return TC_OK;
+}
+
+TC_OCL_API tc_status tc_c_emit(const tc_ir_def *d, const int64_t *sx_values, int flags,
+                               const tc_allocator *a, char **out, tc_error *err) {
+    tc__ocl_emitter E;
+    tc__ocl_str text;
+    tc_error local;
+    tc_status st;
+    if (!err) err = &local;
+    memset(err, 0, sizeof *err);
+    if (!out) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_c_emit: out is NULL");
+    *out = NULL;
+    if (!d) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_c_emit: no def");
+    if (flags & ~TC_C_DRIVER)
+        return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_c_emit: unknown flags 0x%x",
+                             (unsigned)flags);
+    st = tc__ocl_validate(d, err);
+    if (st != TC_OK) return st;
+    memset(&E, 0, sizeof E);
+    tc__ocl_str_init(&text, a);
+    E.d = d;
+    E.baked = sx_values;
+    E.A.a = a;
+    E.out = &text;
+    E.err = err;
+    E.c99 = 1;
+    E.c_flags = flags;
+    st = tc__ocl_c_emit_def(&E);
+    tc__ocl_arena_free(&E.A);
+    if (st == TC_OK) *out = tc__ocl_str_take(&text);
+    else tc__ocl_str_free(&text);
+    if (st == TC_OK && !*out) st = TC_ERR_OUT_OF_MEMORY;
+    if (st == TC_ERR_OUT_OF_MEMORY) return tc__ocl_error(err, st, "out of memory emitting C");
+    return st;
 }
 
 TC_OCL_API tc_status tc_ocl_emit(const tc_ir_def *d, const int64_t *sx_values, int allow_fp64,

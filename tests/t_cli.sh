@@ -187,7 +187,7 @@ t "unknown size" 2 "$TC" infer mm.tc M=2 Q=3
 has "unknown size message" err "unknown size 'Q'; the sizes of def mm: M K N"
 t "help" 0 "$TC" --help
 has "help text" out "usage: tc COMMAND"
-for cmd in check infer run disasm loops opencl bench; do
+for cmd in check infer run disasm loops opencl c bench; do
     t "$cmd --help" 0 "$TC" $cmd --help
     has "$cmd --help: its synopsis" out "  $cmd "
     t "$cmd -h after arguments" 0 "$TC" $cmd mm.tc -h

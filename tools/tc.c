@@ -8,6 +8,7 @@
        tc disasm FILE.tc [--entry NAME]
        tc loops  FILE.tc [--entry NAME]
        tc opencl FILE.tc [--entry NAME] [SIZE=VALUE ...]
+       tc c      FILE.tc [--entry NAME] [SIZE=VALUE ...] [--driver] [-o OUT.c]
        tc bench  FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N] [--reps R]
                  [--discard NAME,...]
 
@@ -20,7 +21,7 @@
 
    Build: make, which adds the OpenCL flags where OpenCL is installed. By
    hand: cc -std=c99 -O2 -I. tools/tc.c -o build/tc -lm -pthread (no
-   `tc opencl`), or with -DTC_CLI_HAVE_OPENCL_H for `tc opencl` (and
+   `tc opencl` or `tc c`), or with -DTC_CLI_HAVE_OPENCL_H for them (and
    -DTC_OPENCL_RUNNER ... -lOpenCL for --backend opencl). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, mkdir */
 #define TC_IMPLEMENTATION
@@ -63,6 +64,11 @@ static const char *const usage_loops =
 static const char *const usage_opencl =
     "  opencl FILE.tc [--entry NAME] [SIZE=VALUE ...]\n"
     "                                         generated OpenCL C kernels\n";
+static const char *const usage_c =
+    "  c      FILE.tc [--entry NAME] [SIZE=VALUE ...] [--driver] [-o OUT.c]\n"
+    "                                         generated C99: int NAME(inputs, outputs, sizes)\n"
+    "                                         and NAME_call; --driver adds a main() that runs\n"
+    "                                         it on .npy files (./prog X=x.npy ... -o OUTDIR)\n";
 static const char *const usage_bench =
     "  bench  FILE.tc [--entry NAME] SIZE=VALUE ... [--threads N] [--reps R]\n"
     "         [--discard NAME,...]            time a def on random inputs of these sizes;\n"
@@ -90,6 +96,8 @@ typedef struct cli_input {
 
 typedef struct cli {
     const char *cmd, *file, *entry, *outdir, *backend;
+    const char *out_file; /* c: -o OUT.c */
+    int driver;           /* c: --driver */
     const char *discard; /* bench: outputs not wanted, comma-separated */
     int json, time, threads, reps, unchecked, quiet;
     cli_size *sizes;
@@ -108,7 +116,8 @@ enum {
     OPT_RUN = 8, /* -i -o --time --backend --unchecked-gathers */
     OPT_THREADS = 16,
     OPT_REPS = 32,
-    OPT_DISCARD = 64
+    OPT_DISCARD = 64,
+    OPT_CEMIT = 128 /* --driver, -o OUT.c */
 };
 
 typedef struct cli_command {
@@ -252,6 +261,12 @@ static int parse_option(cli *c, int opts, int argc, char **argv, int *i) {
         return c->entry && *c->entry ? 0 : usage_error("--entry needs a def name");
     }
     if ((opts & OPT_JSON) && strcmp(a, "--json") == 0) return c->json = 1, 0;
+    if ((opts & OPT_CEMIT) && strcmp(a, "--driver") == 0) return c->driver = 1, 0;
+    if ((opts & OPT_CEMIT) && (strcmp(a, "-o") == 0 || is_opt(a, "--output"))) {
+        if (c->out_file) return usage_error("-o given twice");
+        c->out_file = option_value(argc, argv, i, "--output");
+        return c->out_file && *c->out_file ? 0 : usage_error("-o needs a file name");
+    }
     if ((opts & OPT_THREADS) && is_opt(a, "--threads"))
         return parse_count("--threads", option_value(argc, argv, i, "--threads"), 1,
                            TC_MAX_THREADS, &c->threads);
@@ -964,8 +979,34 @@ static int print_opencl(cli *c, const tc_ir_def *d, const int64_t *sx) {
 }
 #endif
 
-/* Kernels for the --entry def (or the last one): sizes as kernel arguments,
-   or baked in as constants when every size is given. */
+/* C99 source, to stdout or -o OUT.c. */
+#if defined(TC_CLI_HAVE_OPENCL_H)
+static int print_c(cli *c, const tc_ir_def *d, const int64_t *sx) {
+    char *text = NULL;
+    tc_error err;
+    FILE *f = stdout;
+    int rc = 0;
+    if (tc_c_emit(d, sx, c->driver ? TC_C_DRIVER : 0, NULL, &text, &err) != TC_OK) {
+        print_error(&err, c->file, c->src);
+        return EXIT_INPUT;
+    }
+    if (c->out_file && !(f = fopen(c->out_file, "wb")))
+        rc = input_error(c->out_file, strerror(errno));
+    if (!rc && (fputs(text, f) == EOF || (c->out_file && fclose(f) != 0)))
+        rc = input_error(c->out_file ? c->out_file : "stdout", "write failed");
+    tc_ocl_free_source(text, NULL);
+    return rc;
+}
+#else
+static int print_c(cli *c, const tc_ir_def *d, const int64_t *sx) {
+    (void)d;
+    (void)sx;
+    return input_error(c->file, "this build of tc has no C emitter (tc_opencl.h missing)");
+}
+#endif
+
+/* Kernels (or C) for the --entry def (or the last one): sizes as kernel
+   arguments, or baked in as constants when every size is given. */
 static int cmd_opencl(cli *c) {
     const tc_ir_def *d;
     int64_t *sx = NULL;
@@ -987,7 +1028,7 @@ static int cmd_opencl(cli *c) {
             rc = usage_error("def %s: give every size or none; missing: %s", d->name, missing);
         if (!rc) rc = eval_sizes(c, di, sx);
     }
-    if (!rc) rc = print_opencl(c, d, sx);
+    if (!rc) rc = strcmp(c->cmd, "c") == 0 ? print_c(c, d, sx) : print_opencl(c, d, sx);
     free(sx);
     return rc;
 }
@@ -1513,6 +1554,7 @@ static const cli_command commands[] = {
     {"disasm", OPT_ENTRY, cmd_disasm, &usage_disasm},
     {"loops", OPT_ENTRY, cmd_loops, &usage_loops},
     {"opencl", OPT_ENTRY | OPT_SIZES, cmd_opencl, &usage_opencl},
+    {"c", OPT_ENTRY | OPT_SIZES | OPT_CEMIT, cmd_opencl, &usage_c},
     {"bench", OPT_ENTRY | OPT_SIZES | OPT_THREADS | OPT_REPS | OPT_DISCARD, cmd_bench,
      &usage_bench},
 };
@@ -1539,7 +1581,7 @@ static void print_usage(FILE *f, const cli_command *cmd) {
 }
 
 static const char command_list[] =
-    "the commands: check infer run disasm loops opencl bench ('tc --help' says more)\n";
+    "the commands: check infer run disasm loops opencl c bench ('tc --help' says more)\n";
 
 static int is_help(const char *a) {
     return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
