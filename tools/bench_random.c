@@ -295,7 +295,7 @@ static void rb_gen_ew_over(rdef *d, rng *r, int rank, const int64_t *ext, const 
 static void rb_gen_ew(rdef *d, rng *r) {
     const int rank = (int)rb_int(r, 1, 3);
     int64_t ext[3];
-    rb_split(r, rb_log(r, 100000, 700000), rank, ext);
+    rb_split(r, rb_log(r, 200000, 900000), rank, ext);
     rb_gen_ew_over(d, r, rank, ext, rb_chance(r, 20) ? "double" : "float", 0);
 }
 
@@ -307,7 +307,7 @@ static void rb_gen_reduce(rdef *d, rng *r) {
     int64_t ext[3];
     char dims[48] = "", lhs[24] = "", rhs[24] = "";
     int k, n = 0;
-    rb_split(r, rb_log(r, 300000, 2000000), rank, ext);
+    rb_split(r, rb_log(r, 600000, 4000000), rank, ext);
     for (k = 0; k < rank; k++) {
         snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%s", k ? "," : "",
                  rb_var(d, dn[k], ext[k]));
@@ -330,7 +330,10 @@ static void rb_gen_reduce(rdef *d, rng *r) {
 
 static void rb_gen_contract(rdef *d, rng *r) {
     const int kind = (int)rb_int(r, 0, 7);
-    const int64_t macs = rb_log(r, 600000, 4000000);
+    /* tc's float contractions run 10-100x faster than its int8 ones: sized
+       apart, for calls of about a millisecond either way */
+    const int64_t macs = kind == 2 || kind == 3 ? rb_log(r, 500000, 3000000)
+                                                : rb_log(r, 3000000, 20000000);
     int64_t M, N, K, B;
     rb_cat(d, "def %s(", d->name);
     d->depth = 2;
@@ -420,7 +423,7 @@ static void rb_gen_contract(rdef *d, rng *r) {
     default: { /* matrix-vector, either side */
         const int t = rb_chance(r, 50);
         K = rb_log(r, 16, 3000);
-        M = rb_log(r, 300000, 2000000) / K;
+        M = rb_log(r, 1000000, 4000000) / K;
         if (M < 2) M = 2;
         rb_var(d, "M", M);
         rb_var(d, "K", K);
@@ -620,7 +623,7 @@ static void rb_gen_pipeline(rdef *d, rng *r) {
         break;
     case 3: { /* MLP layer with relu */
         const int64_t K = rb_log(r, 16, 512), H = rb_log(r, 16, 512);
-        int64_t B = rb_log(r, 1000000, 6000000) / (K * H);
+        int64_t B = rb_log(r, 5000000, 30000000) / (K * H);
         if (B < 2) B = 2;
         rb_var(d, "B", B);
         rb_var(d, "K", K);
@@ -635,7 +638,7 @@ static void rb_gen_pipeline(rdef *d, rng *r) {
     }
     default: { /* LSTM cell */
         const int64_t K = rb_log(r, 16, 256), H = rb_log(r, 16, 256);
-        int64_t B = rb_log(r, 1500000, 8000000) / (4 * K * H);
+        int64_t B = rb_log(r, 8000000, 40000000) / (4 * K * H);
         const double w = 1.0 / sqrt((double)K);
         if (B < 2) B = 2;
         rb_var(d, "B", B);
