@@ -33,6 +33,7 @@
    C's 2-thread result against its 1-thread one. A def that fails any of
    them is a MISMATCH row, counted, and left out of the geomeans. */
 #include <dirent.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <dlfcn.h>
@@ -46,6 +47,7 @@ static void create_pools(bench *b); /* bench.c */
 #define RB_MAX_IN 8
 #define RB_MAX_OUT 4
 #define RB_SRC 3072
+#define RB_BATCH 50 /* defs per C file */
 
 enum { RF_EW, RF_REDUCE, RF_CONTRACT, RF_STENCIL, RF_SHORT, RF_PIPELINE, RF_COUNT };
 static const char *const rb_family_name[RF_COUNT] = {"ew",      "reduce", "contract",
@@ -1193,12 +1195,28 @@ static void rb_build_c(rb_state *S, rrun *runs, int n, const char *dir, void **h
     if (rb_run_cmd(cmd, NULL, 0) != 0) omp = "";
     snprintf(cmd, cap, "%s/omp.out", dir);
     remove(cmd);
+    /* batch<k>.c #includes RB_BATCH defs' files: a few translation units
+       (the emitted helpers are guarded, the functions named after their
+       defs), compiled by one command into all.so */
     len = (size_t)snprintf(cmd, cap, "cd %s && %s " RB_CFLAGS " %s -o all.so", dir, rb_cc(), omp);
-    for (i = 0; i < n; i++)
-        if (runs[i].ir && !runs[i].cerr[0]) {
-            len += (size_t)snprintf(cmd + len, cap - len, " %s.c", runs[i].d.name);
+    {
+        FILE *f = NULL;
+        int batches = 0;
+        for (i = 0; i < n; i++) {
+            if (!runs[i].ir || runs[i].cerr[0]) continue;
+            if (any % RB_BATCH == 0) {
+                char path[600];
+                if (f) fclose(f);
+                snprintf(path, sizeof path, "%s/batch%d.c", dir, batches);
+                f = fopen(path, "w");
+                if (!f) break;
+                len += (size_t)snprintf(cmd + len, cap - len, " batch%d.c", batches++);
+            }
+            fprintf(f, "#include \"%s.c\"\n", runs[i].d.name);
             any++;
         }
+        if (f) fclose(f);
+    }
     snprintf(cmd + len, cap - len, " -lm 2>&1");
     if (!any) {
         free(cmd);
@@ -1207,8 +1225,9 @@ static void rb_build_c(rb_state *S, rrun *runs, int n, const char *dir, void **h
     t0 = now_s();
     rc = rb_run_cmd(cmd, log, sizeof log);
     if (!S->b->o.csv)
-        printf("C: %d files compiled at once: %s in %.1f s%s\n\n", any, rc == 0 ? "ok" : "failed",
-               now_s() - t0, rc == 0 ? "" : " (each file alone now)");
+        printf("C: %d defs in %d files, one compiler run: %s in %.1f s%s\n\n", any,
+               (any + RB_BATCH - 1) / RB_BATCH, rc == 0 ? "ok" : "failed", now_s() - t0,
+               rc == 0 ? "" : " (each def alone now)");
     if (rc == 0) {
         char path[600];
         snprintf(path, sizeof path, "%s/all.so", dir);
@@ -1408,6 +1427,15 @@ static int rb_summary(const rb_state *S, const rrun *runs, int n) {
 
 /* ==== Driver =============================================================== */
 
+/* The temporary directory goes on Ctrl-C, a closed pipe (| head) or a kill
+   too: removed, then the signal's default action. */
+static char rb_dir_live[64];
+static void rb_on_signal(int sig) {
+    if (rb_dir_live[0]) rb_rmdir(rb_dir_live);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int rb_main(bench *b) {
     const int n = b->o.random_n;
     rb_state S;
@@ -1463,6 +1491,13 @@ static int rb_main(bench *b) {
         snprintf(S.c_err, sizeof S.c_err, "mkdtemp: %s", strerror(errno));
     } else {
         have_dir = 1;
+        if (!b->o.keep) {
+            snprintf(rb_dir_live, sizeof rb_dir_live, "%s", dir);
+            signal(SIGINT, rb_on_signal);
+            signal(SIGTERM, rb_on_signal);
+            signal(SIGPIPE, rb_on_signal);
+            signal(SIGHUP, rb_on_signal);
+        }
         if (rb_emit_all(&S, runs, n, dir)) rb_build_c(&S, runs, n, dir, handles, &n_handles);
     }
     if (b->o.csv) print_csv_header();
@@ -1490,6 +1525,7 @@ static int rb_main(bench *b) {
     if (have_dir) {
         if (b->o.keep) fprintf(stderr, "tc-bench: C kept in %s\n", dir);
         else rb_rmdir(dir);
+        rb_dir_live[0] = 0;
     }
     for (i = 0; i < b->o.n_threads; i++) tc_pool_free(b->pool[i]);
     free(runs);
