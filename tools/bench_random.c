@@ -1412,7 +1412,23 @@ static int rb_summary(const rb_state *S, const rrun *runs, int n) {
         }
         fprintf(f, "\n");
     }
-    fprintf(f, "\n");
+    { /* where tc is furthest behind: the lowest x at the first thread count */
+        int shown = 0, used[5] = {-1, -1, -1, -1, -1};
+        fprintf(f, "\nlowest x_%dT:", b->o.threads[0]);
+        for (k = 0; k < 5; k++) {
+            int best = -1;
+            for (i = 0; i < n; i++) {
+                int taken = 0, q;
+                for (q = 0; q < k; q++) taken |= used[q] == i;
+                if (taken || rb_ratio(&runs[i], 0) <= 0) continue;
+                if (best < 0 || rb_ratio(&runs[i], 0) < rb_ratio(&runs[best], 0)) best = i;
+            }
+            if (best < 0) break;
+            used[k] = best;
+            fprintf(f, "%s %s %.2fx", shown++ ? "," : "", runs[best].d.name, rb_ratio(&runs[best], 0));
+        }
+        fprintf(f, "%s (--dump shows their defs)\n\n", shown ? "" : " -");
+    }
     if (fam[RF_COUNT].timed == 0 || b->o.n_threads < 2)
         fprintf(f, "random: no geomean: %d of %d defs timed against C%s%s\n", fam[RF_COUNT].timed, n,
                 S->have_c ? "" : ": ", S->have_c ? "" : S->c_err);
@@ -1430,7 +1446,15 @@ static int rb_summary(const rb_state *S, const rrun *runs, int n) {
 /* The temporary directory goes on Ctrl-C, a closed pipe (| head) or a kill
    too: removed, then the signal's default action. */
 static char rb_dir_live[64];
+static const char *rb_def_live; /* the def being run, for a crash's message */
 static void rb_on_signal(int sig) {
+    if (rb_def_live && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)) {
+        static const char pre[] = "\ntc-bench: crashed while running ";
+        ssize_t w = write(2, pre, sizeof pre - 1);
+        w = write(2, rb_def_live, strlen(rb_def_live));
+        w = write(2, " (tc or its C)\n", 15);
+        (void)w;
+    }
     if (rb_dir_live[0]) rb_rmdir(rb_dir_live);
     signal(sig, SIG_DFL);
     raise(sig);
@@ -1498,6 +1522,10 @@ static int rb_main(bench *b) {
             signal(SIGPIPE, rb_on_signal);
             signal(SIGHUP, rb_on_signal);
         }
+        signal(SIGSEGV, rb_on_signal);
+        signal(SIGBUS, rb_on_signal);
+        signal(SIGFPE, rb_on_signal);
+        signal(SIGILL, rb_on_signal);
         if (rb_emit_all(&S, runs, n, dir)) rb_build_c(&S, runs, n, dir, handles, &n_handles);
     }
     if (b->o.csv) print_csv_header();
@@ -1513,8 +1541,11 @@ static int rb_main(bench *b) {
                 }
             x->status = ROW_ERROR;
             snprintf(x->note, sizeof x->note, "%s", x->err);
-        } else
+        } else {
+            rb_def_live = x->d.name;
             rb_measure(&S, x);
+            rb_def_live = NULL;
+        }
         if (b->o.csv) rb_print_csv(b, x);
         else rb_print_row(b, x);
         rb_free_run(x);
