@@ -14,7 +14,8 @@
    (libm's expf against the reference's double). Outputs of the
    accumulating cases start as the same random contents on both sides.
    tests/golden/mm.c pins matmul's emitted text. Then the error codes (a failed check, a gather out of range, a negative
-   size), the emitter's argument checks, allocation failures, and clang
+   size), the span backstop (an IR whose loop runs past the written tensor
+   is refused at run time, nothing written), the emitter's argument checks, allocation failures, and clang
    (when installed) compiling the same file warning-free, with
    -O3 -march=native -ffast-math as well. */
 #define _DEFAULT_SOURCE
@@ -384,24 +385,22 @@ static ce_call_fn ce_build_one(const char *dir, const char *src, const int64_t *
     return fn;
 }
 
-/* The BENCH.md kernels (the first kernel_cases of their names) built as
-   the benchmark builds them, -O3 -march=native -ffast-math: warning-free. */
-static void test_bench_flags(const char *dir) {
-    static const char *const srcs[] = {KC_MM, KC_MV, KC_BMM, KC_CONV, KC_MAXPOOL, KC_EW_TANH,
-                                       KC_EW_FMA, KC_SOFTMAX, KC_LAYERNORM, KC_STENCIL3, KC_SUM,
-                                       KC_ROWSUM};
+/* Writes the defs of srcs (the first with its driver) to dir/name.c and
+   compiles it -O3 -march=native -ffast-math -Werror with $CC and clang. */
+static void ce_build_o3(const char *dir, const char *name, const char *const *srcs, int n) {
     char path[512], cmd[1024];
     FILE *f;
-    size_t i;
-    snprintf(path, sizeof path, "%s/bench.c", dir);
+    int i;
+    snprintf(path, sizeof path, "%s/%s.c", dir, name);
     f = fopen(path, "wb");
     CHECK(f != NULL);
-    for (i = 0; f && i < sizeof srcs / sizeof srcs[0]; i++) {
+    for (i = 0; f && i < n; i++) {
         tc_program *p = ce_compile(srcs[i]);
         char *text = NULL;
         tc_error err;
         if (!p) continue;
-        CHECK(tc_c_emit(tc_program_ir(p, 0), NULL, 0, NULL, &text, &err) == TC_OK);
+        CHECK(tc_c_emit(tc_program_ir(p, 0), NULL, i == 0 ? TC_C_DRIVER : 0, NULL, &text,
+                        &err) == TC_OK);
         if (text) fputs(text, f);
         tc_ocl_free_source(text, NULL);
         tc_program_free(p);
@@ -419,6 +418,83 @@ static void test_bench_flags(const char *dir) {
                  path);
         CHECKF(ce_system(cmd), "%s", cmd);
     }
+}
+
+/* The BENCH.md kernels (the first kernel_cases of their names) built as
+   the benchmark builds them, -O3 -march=native -ffast-math, mm with its
+   driver: warning-free (the optimizer's warnings: -O1 saw none of the
+   driver's with no size variables); and a def without size variables,
+   with its driver. */
+static void test_bench_flags(const char *dir) {
+    static const char *const srcs[] = {KC_MM, KC_MV, KC_BMM, KC_CONV, KC_MAXPOOL, KC_EW_TANH,
+                                       KC_EW_FMA, KC_SOFTMAX, KC_LAYERNORM, KC_STENCIL3, KC_SUM,
+                                       KC_ROWSUM};
+    static const char *const scalar[] = {"def sc(double a, double b) -> (c) { c = a * b - a }"};
+    ce_build_o3(dir, "bench", srcs, (int)(sizeof srcs / sizeof srcs[0]));
+    ce_build_o3(dir, "scalar", scalar, 1);
+}
+
+/* The span backstop: matmul's IR with loop j run to K instead of N (a
+   wrong proof, as range inference could have made): the C refuses to run
+   (TC_C_ERR_CHECK) when K > N, and writes nothing, rather than writing
+   past C. */
+static void test_span_backstop(const char *dir) {
+    tc_program *p = ce_compile(KC_MM);
+    const tc_ir_def *d;
+    tc_ir_def bad;
+    tc_ir_stmt st;
+    tc_ir_loop loops[8];
+    char path[512], so[512], cmd[2048], *text = NULL;
+    tc_error err;
+    FILE *f;
+    void *lib;
+    ce_call_fn fn = NULL;
+    int l, sx_k = -1, sx_n = -1;
+    if (!p) return;
+    d = tc_program_ir(p, 0);
+    bad = *d;
+    st = d->stmts[0];
+    CHECK(st.n_loops == 3 && d->n_sizevars == 3);
+    for (l = 0; l < st.n_loops && l < 8; l++) loops[l] = st.loops[l];
+    for (l = 0; l < d->n_sx; l++) {
+        if (d->sx[l].op == TC_SX_VAR && d->sx[l].value == 1) sx_k = l;
+        if (d->sx[l].op == TC_SX_VAR && d->sx[l].value == 2) sx_n = l;
+    }
+    CHECK(sx_k >= 0 && sx_n >= 0 && loops[1].hi == sx_n);
+    loops[1].hi = sx_k; /* j in 0:K */
+    st.loops = loops;
+    bad.stmts = &st;
+    bad.name = "mm_bad";
+    CHECK(tc_c_emit(&bad, NULL, 0, NULL, &text, &err) == TC_OK);
+    snprintf(path, sizeof path, "%s/mm_bad.c", dir);
+    snprintf(so, sizeof so, "%s/mm_bad.so", dir);
+    f = fopen(path, "wb");
+    if (f && text) fputs(text, f);
+    if (f) fclose(f);
+    tc_ocl_free_source(text, NULL);
+    snprintf(cmd, sizeof cmd,
+             "%s -std=c99 -O1 -Wall -Wextra -Wpedantic -Werror -shared -fPIC -o %s %s -lm",
+             ce_cc(), so, path);
+    CHECKF(ce_system(cmd), "%s", cmd);
+    lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (lib) *(void **)(&fn) = dlsym(lib, "mm_bad_call");
+    CHECK(fn != NULL);
+    if (fn) {
+        float a[12] = {0}, b[12] = {0}, c[12];
+        void *t[3];
+        int64_t v[3];
+        int i, same = 1;
+        t[0] = a, t[1] = b, t[2] = c;
+        for (i = 0; i < 12; i++) c[i] = 5;
+        v[0] = 2, v[1] = 3, v[2] = 2; /* M, K, N: j would reach 2 in a 2-column C */
+        CHECK(fn(t, v) == TC_C_ERR_CHECK);
+        for (i = 0; i < 12; i++) same &= c[i] == 5;
+        CHECK(same);
+        v[1] = 2; /* K == N: the same loops, in bounds */
+        CHECK(fn(t, v) == 0 && c[0] == 0 && c[3] == 0 && c[4] == 5);
+    }
+    if (lib) dlclose(lib);
+    tc_program_free(p);
 }
 
 /* Return codes: a run-time check, a gather out of range, a negative size,
@@ -587,6 +663,8 @@ int main(void) {
     test_bench_flags(dir);
     th_current = "errors";
     test_errors(dir);
+    th_current = "span-backstop";
+    test_span_backstop(dir);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!getenv("TC_KEEP")) (void)system(cmd);
     else printf("kept %s\n", dir);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end: `tc c --driver` for every BENCH.md kernel and defs with
 # gathers, ?:, casts, integer / and % (by 0 too), bool, float16, float64,
-# int8/uint8/int64, temporaries and several statements. Each C file is
+# int8/uint8/int64, temporaries, several statements, 0-rank inputs and
+# outputs and a size read from a 0-rank input. Each C file is
 # compiled with $CC -std=c99 -O1 -Wall -Wextra -Wpedantic -Werror (no
 # fast-math), run on the same .npy inputs as `tc run`, and its outputs are
 # compared with the VM's: integers and bools bit for bit, floats bit for
@@ -90,6 +91,10 @@ def halfs(float16(N) h, float(N) x) -> (y, s) {
     s +=! h(i)
 }
 def mmd(double(M,K) A, double(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }
+def tile(float(N) x, int32 R, float alpha) -> (y, s) {
+    y(r,i) = alpha * x(i) where r in 0:R
+    s +=! x(i)
+}
 def mlp(float(B,I) X, float(J,I) W1, float(J) B1) -> (R) {
     H(b,j) +=! X(b,i) * W1(j,i)
     R(b,j) = max(H(b,j) + B1(j), 0.0)
@@ -117,6 +122,7 @@ defs = {
  'halfs': dict(h=f(50).astype(np.float16), x=f(50)),
  'mmd': dict(A=r.uniform(-1, 1, (6, 33)), B=r.uniform(-1, 1, (33, 10))),
  'mlp': dict(X=f(4, 9), W1=f(7, 9), B1=f(7)),
+ 'tile': dict(x=np.arange(6, dtype=np.float32), R=np.array(3, np.int32), alpha=np.array(0.5, np.float32)),
 }
 args = {}
 for d, ins in defs.items():
