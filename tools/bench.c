@@ -1605,6 +1605,7 @@ static void usage(FILE *f) {
             "usage: tc-bench [--csv] [--quick] [--threads 1,2] [--family F,...]\n"
             "                [--blas-core auto|keep|NAME] [KERNEL ...]\n"
             "       tc-bench --random N [--seed S] [--csv] [--quick] [--dump] [--keep]\n"
+            "                [--family F,...] [DEF ...]\n"
             "  --csv        only the CSV lines of BENCH.md (header first)\n"
             "  --quick      fewer calls (smoke test; figures are rough)\n"
             "  --threads    thread counts to measure (default 1,2)\n"
@@ -1613,7 +1614,9 @@ static void usage(FILE *f) {
             "  --random N   N random defs (bench_random.c) against their C from tc_c_emit,\n"
             "               compiled -O3 -march=native -ffast-math; --seed S (default 1);\n"
             "               --dump prints the defs only; --keep keeps the C's directory;\n"
-            "               exit status 1 when a def mismatched or failed\n"
+            "               --family ew,reduce,contract,stencil,short,pipeline and def\n"
+            "               names (r017_ew) pick among the N; exit status 1 when a def\n"
+            "               mismatched or failed\n"
             "kernels:");
     for (i = 0; i < N_KERNELS; i++)
         if (i == 0 || strcmp(kernels[i].kernel, kernels[i - 1].kernel) != 0)
@@ -1669,7 +1672,7 @@ static int parse_args(bench_opts *o, int argc, char **argv, char **kernel_names)
         else if (a[0] == '-') {
             fprintf(stderr, "tc-bench: unknown option '%s'\n", a);
             return 0;
-        } else if (kernel_index(a, NULL) < 0) {
+        } else if (kernel_index(a, NULL) < 0 && !rb_is_def_name(a)) {
             fprintf(stderr, "tc-bench: unknown kernel '%s'\n", a);
             return 0;
         } else
@@ -1778,6 +1781,13 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
+    for (i = 0; i < b->o.n_kernels; i++)
+        if ((b->o.random_n > 0) != rb_is_def_name(b->o.kernels[i])) {
+            fprintf(stderr, b->o.random_n ? "tc-bench: '%s' is no generated def (r017_ew, ...)\n"
+                                          : "tc-bench: '%s' needs --random N\n", b->o.kernels[i]);
+            usage(stderr);
+            return 2;
+        }
     if (b->o.random_n > 0) {
         const int rc = rb_main(b);
         free(names);

@@ -1225,8 +1225,9 @@ static void rb_build_c(rb_state *S, rrun *runs, int n, const char *dir, void **h
     t0 = now_s();
     rc = rb_run_cmd(cmd, log, sizeof log);
     if (!S->b->o.csv)
-        printf("C: %d defs in %d files, one compiler run: %s in %.1f s%s\n\n", any,
-               (any + RB_BATCH - 1) / RB_BATCH, rc == 0 ? "ok" : "failed", now_s() - t0,
+        printf("C: %d defs in %d file%s, one compiler run: %s in %.1f s%s\n\n", any,
+               (any + RB_BATCH - 1) / RB_BATCH, any > RB_BATCH ? "s" : "", rc == 0 ? "ok" : "failed",
+               now_s() - t0,
                rc == 0 ? "" : " (each def alone now)");
     if (rc == 0) {
         char path[600];
@@ -1460,10 +1461,31 @@ static void rb_on_signal(int sig) {
     raise(sig);
 }
 
+/* A generated def's name: r<digits>_<family> (bench.c's parse_args). */
+static int rb_is_def_name(const char *s) {
+    const char *p = s + 1;
+    int f;
+    if (s[0] != 'r' || !(*p >= '0' && *p <= '9')) return 0;
+    while (*p >= '0' && *p <= '9') p++;
+    if (*p++ != '_') return 0;
+    for (f = 0; f < RF_COUNT; f++)
+        if (strcmp(p, rb_family_name[f]) == 0) return 1;
+    return 0;
+}
+
+/* Def `d` is run: named on the command line (or none named), and of a
+   family --family lists (or no --family). */
+static int rb_selected(const bench *b, const rdef *d) {
+    int i, named = b->o.n_kernels == 0;
+    for (i = 0; i < b->o.n_kernels; i++)
+        if (strcmp(b->o.kernels[i], d->name) == 0) named = 1;
+    return named && family_on(b, rb_family_name[d->fam]);
+}
+
 static int rb_main(bench *b) {
-    const int n = b->o.random_n;
+    int n = 0;
     rb_state S;
-    rrun *runs = (rrun *)calloc((size_t)n, sizeof(rrun));
+    rrun *runs = (rrun *)calloc((size_t)b->o.random_n, sizeof(rrun));
     void **handles = (void **)calloc(RB_MAX_DEFS + 1, sizeof(void *));
     char dir[] = "/tmp/tc-random-XXXXXX";
     int i, n_handles = 0, all_ok, have_dir = 0;
@@ -1471,9 +1493,10 @@ static int rb_main(bench *b) {
     if (!runs || !handles) return 1;
     memset(&S, 0, sizeof S);
     S.b = b;
-    for (i = 0; i < n; i++) {
-        runs[i].index = i;
-        rb_generate(&runs[i].d, b->o.seed, i);
+    for (i = 0; i < b->o.random_n; i++) { /* defs keep their names when selected */
+        runs[n].index = i;
+        rb_generate(&runs[n].d, b->o.seed, i);
+        if (rb_selected(b, &runs[n].d)) n++;
     }
     if (b->o.dump) {
         for (i = 0; i < n; i++) {
@@ -1499,8 +1522,10 @@ static int rb_main(bench *b) {
                      b->o.threads[i]);
         fprintf(f, "tc-bench --random %d --seed %llu: tc.h %s, %ld CPUs; tc_plan_run on pools of "
                 "%s threads against each def's C from tc_c_emit (%s " RB_CFLAGS
-                " -fopenmp), interleaved\n", n, (unsigned long long)b->o.seed, TC_VERSION_STRING,
-                sysconf(_SC_NPROCESSORS_ONLN), thr, rb_cc());
+                " -fopenmp), interleaved\n", b->o.random_n, (unsigned long long)b->o.seed,
+                TC_VERSION_STRING, sysconf(_SC_NPROCESSORS_ONLN), thr, rb_cc());
+        if (n < b->o.random_n)
+            fprintf(f, "%d of the %d defs selected (by name or --family)\n", n, b->o.random_n);
         if (b->o.quick) fprintf(f, "--quick: a few calls each, rough figures\n");
         fprintf(f, "times: median ms per call; c_2T marked s: that def's C has no OpenMP pragmas "
                 "(one thread)\n\n");
