@@ -5,7 +5,8 @@
    N defs are generated from six statement families (the seed decides
    everything: splitmix64, no other source of randomness):
      ew        element-wise chains of random ops and builtins (exp, tanh,
-               sqrt of fabs, max/min, fma, a / (c + |b|)) over full
+               sqrt of fabs, max/min, fma, a / (c + |b|), a select whose
+               condition compares inputs) over full
                operands, literals and broadcast operands (a row vector, a
                column vector, a 0-rank scalar input), float32 or float64
      reduce    +=!, max=!, min=!, *=! (values near 1) along a random axis of
@@ -19,12 +20,18 @@
      short     innermost dimensions of 2, 3 or 4 (float(N,3) particles)
      pipeline  several statements with temporaries: softmax, layernorm,
                rmsnorm, an MLP layer with relu, an LSTM cell's gates
-   Sizes are drawn so that a call takes roughly 0.5-5 ms at one thread, odd
-   ones too. Each def's C comes from tc_c_emit (tc_opencl.h, sizes as
-   arguments); all of it is compiled once, with the system compiler at
-   -O3 -march=native -ffast-math -fopenmp, into one shared object in a
-   temporary directory (removed afterwards) and called through
-   <def>_call. tc runs each def through tc_compile / tc_plan_create /
+   Def i is family i % 6, named r<i>_<family> (r017_ew); its content
+   depends on the seed and i alone, so --family and def names on the command
+   line pick among the N without changing them. Sizes are drawn so that a
+   tc call takes roughly 0.5-5 ms at one thread (with seed 1, 112 of 200
+   do, 68 take less), odd ones too. Each def's C comes from tc_c_emit
+   (tc_opencl.h, sizes as arguments); batch files of RB_BATCH defs each
+   #include the defs' files and are compiled by one command, with the
+   system compiler ($CC, else cc) at -O3 -march=native -ffast-math
+   -fopenmp, into one shared object in a temporary directory (removed
+   afterwards, on a signal too), when that fails each def alone; each is
+   called through dlsym'd <def>_call, after omp_set_num_threads(T) when
+   the object has it (OMP_WAIT_POLICY=passive unless set). tc runs each def through tc_compile / tc_plan_create /
    tc_plan_run on pools of 1 and 2 threads. tc and C alternate, round after
    round (bench.c's interleaved timing). Every result is checked: tc's
    outputs against the C's (integers exactly, floats within a tolerance
