@@ -451,29 +451,36 @@ static void rb_gen_stencil(rdef *d, rng *r) {
     rb_cat(d, "def %s(", d->name);
     d->depth = 2;
     switch (kind) {
-    case 0: /* 1-D filter over rows */
+    case 0: { /* 1-D filter over rows, dilated and offset at random */
+        const int dil = (int)rb_int(r, 1, 3), off = rb_chance(r, 50) ? (int)rb_int(r, 1, 4) : 0;
+        char tap[32], at[16] = "";
         KW = rb_int(r, 2, 9);
         R = rb_log(r, 2, 300);
         W = rb_log(r, 200000, 1500000) / (R * (KW > 4 ? 2 : 1));
-        if (W < KW + 2) W = KW + 2;
+        if (W < dil * KW + off + 2) W = dil * KW + off + 2;
         rb_var(d, "R", R);
         rb_var(d, "L", W);
         rb_var(d, "K", KW);
         rb_param(d, "float", "R,L", "X", -1, 1);
         rb_param(d, "float", "K", "W0", -1, 1);
-        rb_cat(d, ") -> (O) {\n    O(r,i) +=! X(r, i + k) * W0(k)\n}\n");
+        if (off) snprintf(at, sizeof at, " + %d", off);
+        snprintf(tap, sizeof tap, "i + %s%s%s", dil > 1 ? (dil == 2 ? "2*" : "3*") : "", "k", at);
+        rb_cat(d, ") -> (O) {\n    O(r,i) +=! X(r, %s) * W0(k)\n}\n", tap);
         d->klen = (double)KW;
         break;
-    case 1: case 2: { /* 2-D filter, with channels (depthwise) or not */
+    }
+    case 1: case 2: { /* 2-D filter, with channels (depthwise) or not; stride 1 or 2 */
         const int ch = kind == 2;
+        int st;
         KH = rb_int(r, 2, 5);
         KW = rb_int(r, 2, 5);
         R = ch ? rb_int(r, 2, 16) : 1;
         {
             int64_t e[2];
             rb_split(r, rb_log(r, 100000, 900000) / (R * KH * KW / 4 + 1), 2, e);
-            H = e[0] + KH;
-            W = e[1] + KW;
+            st = rb_chance(r, 30) ? 2 : 1;
+            H = st * e[0] + KH;
+            W = st * e[1] + KW;
         }
         rb_var(d, "KH", KH);
         rb_var(d, "KW", KW);
@@ -483,11 +490,13 @@ static void rb_gen_stencil(rdef *d, rng *r) {
             rb_var(d, "C", R);
             rb_param(d, "float", "C,H,W", "X", -1, 1);
             rb_param(d, "float", "C,KH,KW", "W0", -1, 1);
-            rb_cat(d, ") -> (O) {\n    O(c,h,w) +=! X(c, h + kh, w + kw) * W0(c,kh,kw)\n}\n");
+            rb_cat(d, ") -> (O) {\n    O(c,h,w) +=! X(c, %sh + kh, %sw + kw) * W0(c,kh,kw)\n}\n",
+                   st > 1 ? "2*" : "", st > 1 ? "2*" : "");
         } else {
             rb_param(d, "float", "H,W", "X", -1, 1);
             rb_param(d, "float", "KH,KW", "W0", -1, 1);
-            rb_cat(d, ") -> (O) {\n    O(h,w) +=! X(h + kh, w + kw) * W0(kh,kw)\n}\n");
+            rb_cat(d, ") -> (O) {\n    O(h,w) +=! X(%sh + kh, %sw + kw) * W0(kh,kw)\n}\n",
+                   st > 1 ? "2*" : "", st > 1 ? "2*" : "");
         }
         d->klen = (double)(KH * KW);
         break;
