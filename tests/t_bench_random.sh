@@ -32,4 +32,9 @@ a=$("$bench" --random 30 --seed 7 --dump); b=$("$bench" --random 30 --seed 7 --d
 c=$("$bench" --random 30 --seed 8 --dump)
 if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ]; then pass=$((pass + 1));
 else fail=$((fail + 1)); echo "FAIL: --dump is not deterministic per seed"; fi
+# a def picked by name is the one the full run has
+one=$("$bench" --random 30 --seed 7 --dump r013_reduce)
+if [ -n "$one" ] && printf '%s\n' "$a" | grep -qF "$(printf '%s\n' "$one" | grep '^def ')" &&
+    [ "$(printf '%s\n' "$one" | grep -c '^def ')" = 1 ]; then pass=$((pass + 1));
+else fail=$((fail + 1)); echo "FAIL: --dump r013_reduce"; printf '%s\n' "$one"; fi
 echo "RESULT $pass $fail"

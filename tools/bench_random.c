@@ -1165,7 +1165,7 @@ static int rb_emit_all(rb_state *S, rrun *runs, int n, const char *dir) {
                      err.msg);
             continue;
         }
-        x->c_threaded = strstr(src, "#pragma omp") != NULL;
+        x->c_threaded = strstr(src, "pragma omp") || strstr(src, "_Pragma(\"omp");
         snprintf(path, sizeof path, "%s/%s.c", dir, x->d.name);
         f = fopen(path, "w");
         if (!f || fputs(src, f) < 0 || fclose(f) != 0) {
