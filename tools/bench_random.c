@@ -1099,7 +1099,8 @@ static void rb_measure(rb_state *S, rrun *x) {
             ref.data = c_first[i];
             if (!g.data || !ref.data) continue;
             if (!rb_compare(&g, &ref, &x->d, &w, why, sizeof why)) {
-                for (t = 0; t < nt; t++) x->r[0][t].status = ROW_MISMATCH;
+                for (t = 0; t < nt; t++)
+                    if (x->r[0][t].status != ROW_ERROR) x->r[0][t].status = ROW_MISMATCH;
                 rb_note(x, "%s: %s", x->ir->tensors[x->n_in + i].name, why);
             }
             if (w > x->worst) x->worst = w;
