@@ -122,6 +122,8 @@ $(BUILD)/test/t_inplace_stream $(BUILD)/test-san/t_inplace_stream: tests/t_inpla
 # lines (sanitized, -O0 without -march, it would be t_stream again)
 $(BUILD)/test/t_stream_native: tests/t_stream_native.c tests/t_kernels.c $(wildcard tests/*.h) $(HDRS) | $(BUILD)/test
 	$(CC) -std=c99 $(OPT) -Wall -Wextra $(OCL_CFLAGS) -I. $< -o $@ $(LIBS) $(OCL_LIBS)
+# t_cemit loads the C it compiles with dlopen (in libc since glibc 2.34, -ldl before)
+$(BUILD)/test/t_cemit $(BUILD)/test-san/t_cemit: LIBS += -ldl
 # t_npy includes the CLI's .npy reader and writer
 $(BUILD)/test/t_npy $(BUILD)/test-san/t_npy: tools/npy.h
 # t_fuzz_replay includes both fuzz targets (and so npy.h)

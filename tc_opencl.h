@@ -122,9 +122,11 @@ TC_OCL_API void tc_ocl_free_source(char *src, const tc_allocator *a); /* NULL is
    trailing arguments, else the def's n_sx values (tc_bind_sizes) baked in.
    flags: TC_C_DRIVER also emits main(): `./prog NAME=in.npy ... -o OUTDIR`
    reads .npy inputs, binds sizes from their shapes, writes OUTDIR/OUT.npy.
-   Free *out with tc_ocl_free_source and the same allocator. */
+   The emitted functions keep no state: calls on distinct buffers may run
+   at once. Free *out with tc_ocl_free_source and the same allocator. */
 #define TC_C_DRIVER 1
-#define TC_C_ERR_CHECK 1  /* a run-time check (tc_ir_check) failed; nothing written */
+#define TC_C_ERR_CHECK 1  /* a run-time check (tc_ir_check) failed, or an access would leave
+                             its tensor (the span backstop); nothing written */
 #define TC_C_ERR_GATHER 2 /* a gather index out of range; outputs may be partly written */
 #define TC_C_ERR_NOMEM 3  /* a temporary could not be allocated; nothing written */
 #define TC_C_ERR_SIZE 4   /* a size overflows 64 bits or is negative, or a 0-rank size input
@@ -1380,6 +1382,41 @@ TC__OCL_PRIVATE void tc__ocl_operand(tc__ocl_emitter *E, tc__ocl_str *t, int n) 
     if (!t->p) tc__ocl_puts(t, "");
 }
 
+/* An integer comparison with a constant at its type's limit (u >= 0,
+   x <= INT8_MAX, 0 > u): 1 always true, 0 always false, -1 neither; *keep:
+   the other operand (0 left, 1 right). */
+TC__OCL_PRIVATE int tc__ocl_c_tautology(tc__ocl_emitter *E, const tc_ir_node *nd, int *keep) {
+    const tc_ir_node *x = &E->st->nodes[nd->args[0]], *y = &E->st->nodes[nd->args[1]];
+    tc_dtype t = x->dtype;
+    int bits = (int)tc_dtype_size(t) * 8, side, at_min, at_max;
+    tc_ir_op op = nd->op;
+    int64_t c;
+    if (!tc__ocl_is_int(t) || op < TC_IR_LT || op > TC_IR_GE) return -1;
+    if (y->op == TC_IR_CONST) side = 1;
+    else if (x->op == TC_IR_CONST) side = 0;
+    else return -1;
+    c = side ? y->ival : x->ival;
+    if (tc__ocl_is_signed(t)) { /* the value as that many bits, sign-extended */
+        int64_t m = bits < 64 ? (int64_t)1 << (bits - 1) : INT64_MIN;
+        if (bits < 64) c = (int64_t)(((uint64_t)c & (((uint64_t)1 << bits) - 1)) ^ (uint64_t)m) - m;
+        at_min = c == (bits < 64 ? -m : INT64_MIN);
+        at_max = c == (bits < 64 ? m - 1 : INT64_MAX);
+    } else {
+        uint64_t u = bits < 64 ? (uint64_t)c & (((uint64_t)1 << bits) - 1) : (uint64_t)c;
+        at_min = u == 0;
+        at_max = u == (bits < 64 ? ((uint64_t)1 << bits) - 1 : UINT64_MAX);
+    }
+    *keep = !side;
+    if (!side) /* c OP x as x OP' c */
+        op = op == TC_IR_LT ? TC_IR_GT : op == TC_IR_LE ? TC_IR_GE : op == TC_IR_GT ? TC_IR_LT
+                                                                                     : TC_IR_LE;
+    if (at_min && op == TC_IR_GE) return 1;
+    if (at_min && op == TC_IR_LT) return 0;
+    if (at_max && op == TC_IR_LE) return 1;
+    if (at_max && op == TC_IR_GT) return 0;
+    return -1;
+}
+
 TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, const tc_ir_node *nd,
                                         int top) {
     tc__ocl_str a, b;
@@ -1415,9 +1452,20 @@ TC__OCL_PRIVATE void tc__ocl_put_binary(tc__ocl_emitter *E, tc__ocl_str *s, cons
     }
     default: {
         static const char *const cmp[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-        tc__ocl_open(E, s, top);
-        tc__ocl_printf(s, "%s %s %s", a.p, cmp[nd->op - TC_IR_LT], b.p);
-        tc__ocl_close(E, s, top);
+        int keep = -1, taut = E->c99 ? tc__ocl_c_tautology(E, nd, &keep) : -1;
+        tc_dtype ot = E->st->nodes[nd->args[0]].dtype;
+        if (E->c99 && taut < 0 && nd->op <= TC_IR_NE && !tc__ocl_is_float(ot) &&
+            strcmp(a.p, b.p) == 0) { /* x == x of integers: clang's -Wtautological-compare */
+            keep = 0;
+            taut = nd->op == TC_IR_LE || nd->op == TC_IR_GE || nd->op == TC_IR_EQ;
+        }
+        if (taut >= 0) /* C: gcc's -Wtype-limits would flag it; the operand is still evaluated */
+            tc__ocl_printf(s, "((void)%s, %s)", keep ? b.p : a.p, taut ? "true" : "false");
+        else {
+            tc__ocl_open(E, s, top);
+            tc__ocl_printf(s, "%s %s %s", a.p, cmp[nd->op - TC_IR_LT], b.p);
+            tc__ocl_close(E, s, top);
+        }
         break;
     }
     }
@@ -1596,11 +1644,10 @@ TC__OCL_PRIVATE void tc__ocl_local_gather(tc__ocl_emitter *E, int n) {
     tc__ocl_str_init(&load, E->out->a);
     tc__ocl_put_offset(E, &off, nd->tensor, nd->index, idx);
     if (!off.oom) tc__ocl_put_load(E, &load, nd->tensor, off.p);
-    if (E->c99 && !off.oom && !load.oom)
-        tc__ocl_line(E, "const %s tc_v%d = %s;", tc__ocl_ctype(1, nd->dtype), n, load.p);
-    else if (!E->c99) tc__ocl_line(E, "%s tc_v%d = 0;", tc__ocl_ctype(0, nd->dtype), n);
+    if (!E->c99) tc__ocl_line(E, "%s tc_v%d = 0;", tc__ocl_ctype(0, nd->dtype), n);
     if (cond.oom || off.oom || load.oom) E->out->oom = 1;
-    else if (E->c99) (void)code;
+    else if (E->c99) /* the indices were checked above, each on its own line */
+        tc__ocl_line(E, "const %s tc_v%d = %s;", tc__ocl_ctype(1, nd->dtype), n, load.p);
     else tc__ocl_line(E, "if (%s) tc_v%d = %s;", cond.p, n, load.p);
     tc__ocl_str_free(&cond);
     tc__ocl_str_free(&off);
@@ -2867,8 +2914,13 @@ TC__OCL_PRIVATE void tc__ocl_c_function(tc__ocl_emitter *E, const char *fn, int 
     tc__ocl_line(E, "if (tc_rc != 0) return tc_rc;");
     for (i = 0; i < d->n_inputs + d->n_outputs; i++)
         if (!tc__ocl_c_mentions(d, i)) tc__ocl_line(E, "(void)%s;", E->tname[i]);
+    for (i = d->n_inputs + d->n_outputs; i < d->n_tensors; i++) { /* tc__ocl_c_temps names them */
+        int k;
+        for (k = 0; k < d->tensors[i].rank; k++) E->sx_used[d->tensors[i].extent[k]] = 1;
+    }
     for (i = 0; i < d->n_sx; i++)
-        if (E->sx_used[i]) tc__ocl_line(E, "const int64_t tc_s%d = tc_sx[%d];", i, i);
+        if (E->sx_used[i] && !E->baked && d->sx[i].op != TC_SX_CONST && d->sx[i].op != TC_SX_VAR)
+            tc__ocl_line(E, "const int64_t tc_s%d = tc_sx[%d];", i, i);
     tc__ocl_c_temps(E, 1);
     if (body.p) tc__ocl_puts(E->out, body.p);
     tc__ocl_c_temps(E, 0);
