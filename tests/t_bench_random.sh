@@ -24,7 +24,7 @@ if printf '%s\n' "$last" | grep -qE '^random: geomean [0-9]+\.[0-9]{2}x over 5 d
     pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: last line: $last"; fi
 # the CSV form: a header, then tc and c rows at 1 and 2 threads per def
 csv=$("$bench" --random 2 --seed 3 --quick --csv 2>/dev/null)
-if [ "$(printf '%s\n' "$csv" | grep -cE '^(tc|c),r00[01]_[a-z]+,[^,]*,[a-z]+,[12],[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+,,,ok$')" = 8 ] &&
+if [ "$(printf '%s\n' "$csv" | grep -cE '^(tc|c),r00[01]_[a-z]+,[^,]*,[a-z]+\.[a-z0-9-]+,[12],[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+,,,ok$')" = 8 ] &&
     printf '%s\n' "$csv" | head -n 1 | grep -qx 'family,kernel,size,variant,threads,ms_med,ms_min,ms_max,reps,gflops,gbs,check'; then
     pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --csv"; printf '%s\n' "$csv" | head -n 12; fi
 # the generator is the seed's alone; another seed gives other defs

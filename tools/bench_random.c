@@ -63,6 +63,7 @@ static const char *const rb_family_name[RF_COUNT] = {"ew",      "reduce", "contr
 typedef struct rdef {
     char name[32];
     int fam;
+    char kind[24]; /* what within the family: "mm-i8i32", "softmax", "f32-r2" */
     char src[RB_SRC];
     int n_vars;
     char var[RB_MAX_VARS][8];
@@ -266,6 +267,7 @@ static void rb_gen_ew_over(rdef *d, rng *r, int rank, const int64_t *ext, const 
     c.row = rank >= 2 && rb_chance(r, 50);
     c.col = rank >= 2 && rb_chance(r, 40);
     c.scalar = rb_chance(r, 40);
+    snprintf(d->kind, sizeof d->kind, "%s-r%d", ty[0] == 'd' ? "f64" : "f32", rank);
     rb_cat(d, "def %s(", d->name);
     for (n = 0; n < c.n_full; n++) {
         c.full[n][0] = 'X';
@@ -317,6 +319,8 @@ static void rb_gen_reduce(rdef *d, rng *r) {
     char dims[48] = "", lhs[24] = "", rhs[24] = "";
     int k, n = 0;
     rb_split(r, rb_log(r, 600000, 4000000), rank, ext);
+    snprintf(d->kind, sizeof d->kind, "%s-r%d-ax%d", (const char *[]){"sum", "max", "min", "prod"}[op],
+             rank, axis);
     for (k = 0; k < rank; k++) {
         snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%s", k ? "," : "",
                  rb_var(d, dn[k], ext[k]));
@@ -344,6 +348,9 @@ static void rb_gen_contract(rdef *d, rng *r) {
     const int64_t macs = kind == 2 || kind == 3 ? rb_log(r, 500000, 3000000)
                                                 : rb_log(r, 3000000, 20000000);
     int64_t M, N, K, B;
+    static const char *const kinds[8] = {"mm",    "mm-f64", "mm-i8f",    "mm-i8i32",
+                                         "bmm",   "group",  "depthwise", "mv"};
+    snprintf(d->kind, sizeof d->kind, "%s", kinds[kind]);
     rb_cat(d, "def %s(", d->name);
     d->depth = 2;
     switch (kind) {
@@ -448,6 +455,8 @@ static void rb_gen_contract(rdef *d, rng *r) {
 static void rb_gen_stencil(rdef *d, rng *r) {
     const int kind = (int)rb_int(r, 0, 5);
     int64_t H, W, KH, KW, R;
+    static const char *const kinds[6] = {"conv1d", "conv2d", "dwconv2d", "blur", "maxpool", "avgpool"};
+    snprintf(d->kind, sizeof d->kind, "%s", kinds[kind]);
     rb_cat(d, "def %s(", d->name);
     d->depth = 2;
     switch (kind) {
@@ -546,6 +555,7 @@ static void rb_gen_stencil(rdef *d, rng *r) {
 static void rb_gen_short(rdef *d, rng *r) {
     const int kind = (int)rb_int(r, 0, 4), c = (int)rb_int(r, 2, 4);
     const int64_t n = rb_log(r, 60000, 600000);
+    static const char *const kinds[5] = {"step", "norm", "mat", "scale", "chain"};
     d->depth = 3;
     d->klen = 1;
     if (kind == 4) { /* a random chain over (N, c) */
@@ -553,8 +563,10 @@ static void rb_gen_short(rdef *d, rng *r) {
         ext[0] = n;
         ext[1] = c;
         rb_gen_ew_over(d, r, 2, ext, "float", c);
+        snprintf(d->kind, sizeof d->kind, "chain-%d", c);
         return;
     }
+    snprintf(d->kind, sizeof d->kind, "%s-%d", kinds[kind], c);
     rb_cat(d, "def %s(", d->name);
     rb_var(d, "N", n);
     switch (kind) {
@@ -605,6 +617,8 @@ static void rb_gen_short(rdef *d, rng *r) {
 static void rb_gen_pipeline(rdef *d, rng *r) {
     const int kind = (int)rb_int(r, 0, 4);
     int64_t e[2];
+    static const char *const kinds[5] = {"softmax", "layernorm", "rmsnorm", "mlp", "lstm"};
+    snprintf(d->kind, sizeof d->kind, "%s", kinds[kind]);
     rb_cat(d, "def %s(", d->name);
     d->depth = 8;
     switch (kind) {
@@ -1315,7 +1329,7 @@ static double rb_ratio(const rrun *x, int t) { /* C time / tc time, 0 when not b
 
 static void rb_print_header(const bench *b) {
     int t;
-    printf("%-14s %-8s %-34s", "def", "family", "sizes");
+    printf("%-14s %-12s %-30s", "def", "kind", "sizes");
     for (t = 0; t < b->o.n_threads; t++) {
         char a[16], c[16], x[16];
         snprintf(a, sizeof a, "tc_%dT", b->o.threads[t]);
@@ -1334,7 +1348,7 @@ static void rb_print_row(const bench *b, const rrun *x) {
     char sizes[160];
     int t;
     rb_sizes(&x->d, sizes, sizeof sizes);
-    printf("%-14s %-8s %-34s", x->d.name, rb_family_name[x->d.fam], sizes);
+    printf("%-14s %-12s %-30s", x->d.name, x->d.kind, sizes);
     for (t = 0; t < b->o.n_threads; t++) {
         const double q = rb_ratio(x, t);
         char a[24] = "-", c[24] = "-", r[24] = "-";
@@ -1359,12 +1373,12 @@ static void rb_print_csv(const bench *b, const rrun *x) {
         for (t = 0; t < b->o.n_threads; t++) {
             const row *r = &x->r[f][t];
             if (r->status == ROW_ERROR) {
-                printf("%s,%s,%s,%s,%d,,,,0,,,MISMATCH\n", f ? "c" : "tc", x->d.name, sizes,
-                       rb_family_name[x->d.fam], b->o.threads[t]);
+                printf("%s,%s,%s,%s.%s,%d,,,,0,,,MISMATCH\n", f ? "c" : "tc", x->d.name, sizes,
+                       rb_family_name[x->d.fam], x->d.kind, b->o.threads[t]);
                 continue;
             }
-            printf("%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%d,,,%s\n", f ? "c" : "tc", x->d.name, sizes,
-                   rb_family_name[x->d.fam], b->o.threads[t], r->t.med * 1e3, r->t.min * 1e3,
+            printf("%s,%s,%s,%s.%s,%d,%.4f,%.4f,%.4f,%d,,,%s\n", f ? "c" : "tc", x->d.name, sizes,
+                   rb_family_name[x->d.fam], x->d.kind, b->o.threads[t], r->t.med * 1e3, r->t.min * 1e3,
                    r->t.max * 1e3, r->t.reps, x->status == ROW_OK ? "ok" : "MISMATCH");
         }
     fflush(stdout);
