@@ -1384,6 +1384,19 @@ static void rb_print_csv(const bench *b, const rrun *x) {
     fflush(stdout);
 }
 
+/* kind without its rank, axis or width: "f32-r2" -> "f32", "max-r3-ax1" ->
+   "max", "step-3" -> "step"; "mm-i8i32" stays. */
+static void rb_kind_stem(const rdef *d, char *buf, size_t cap) {
+    const char *k = d->kind, *p;
+    size_t len = strlen(k);
+    for (p = k; *p; p++)
+        if (p[0] == '-' && ((p[1] >= '0' && p[1] <= '9') || (p[1] == 'r' && p[2] >= '0' && p[2] <= '9'))) {
+            len = (size_t)(p - k);
+            break;
+        }
+    snprintf(buf, cap, "%s.%.*s", rb_family_name[d->fam], (int)len, k);
+}
+
 typedef struct rb_acc {
     int defs, ok, mismatch, error, timed;
     double logsum[MAX_THREAD_COUNTS];
@@ -1443,6 +1456,33 @@ static int rb_summary(const rb_state *S, const rrun *runs, int n) {
                 fprintf(f, " %7s", "-");
         }
         fprintf(f, "\n");
+    }
+    { /* the same by kind, in family order */
+        char seen[64][40];
+        int n_seen = 0, j;
+        fprintf(f, "\nby kind (timed defs, geomean x_%dT x_%dT):\n", b->o.threads[0],
+                b->o.n_threads > 1 ? b->o.threads[1] : b->o.threads[0]);
+        for (k = 0; k < RF_COUNT; k++)
+            for (i = 0; i < n; i++) {
+                char stem[40];
+                int cnt = 0, dup = 0;
+                double l0 = 0.0, l1 = 0.0;
+                if (runs[i].d.fam != k) continue;
+                rb_kind_stem(&runs[i].d, stem, sizeof stem);
+                for (j = 0; j < n_seen; j++) dup |= strcmp(seen[j], stem) == 0;
+                if (dup || n_seen == 64) continue;
+                snprintf(seen[n_seen++], sizeof seen[0], "%s", stem);
+                for (j = i; j < n; j++) {
+                    char other[40];
+                    rb_kind_stem(&runs[j].d, other, sizeof other);
+                    if (strcmp(other, stem) != 0 || rb_ratio(&runs[j], 0) <= 0) continue;
+                    cnt++;
+                    l0 += log(rb_ratio(&runs[j], 0));
+                    l1 += log(rb_ratio(&runs[j], b->o.n_threads > 1 ? 1 : 0));
+                }
+                if (cnt)
+                    fprintf(f, "  %-22s %3d %6.2fx %6.2fx\n", stem, cnt, exp(l0 / cnt), exp(l1 / cnt));
+            }
     }
     { /* where tc is furthest behind: the lowest x at the first thread count */
         int shown = 0, used[5] = {-1, -1, -1, -1, -1};
