@@ -26,10 +26,10 @@
 #endif
 #define TC_IMPLEMENTATION
 #include "tc.h"
-#if defined(TC_BENCH_OPENCL)
+/* tc_opencl.h: the runner with TC_BENCH_OPENCL (and TC_OPENCL_RUNNER); its
+   C emitter (tc_c_emit) for --random needs no OpenCL. */
 #define TC_OPENCL_IMPLEMENTATION
 #include "tc_opencl.h"
-#endif
 
 #include <errno.h>
 #include <math.h>
@@ -67,6 +67,10 @@ typedef struct bench_opts {
     char **kernels;       /* positional kernel names */
     int n_kernels;
     double target_s; /* time spent timing one variant */
+    int random_n;    /* --random N: the random generality benchmark (bench_random.c) */
+    uint64_t seed;   /* --seed */
+    int dump, keep;  /* --dump: print the generated defs; --keep: keep the C's directory */
+    int max_rounds;  /* 0: rep_count's own; else at most this many (--random: many defs) */
 } bench_opts;
 
 typedef struct timing {
@@ -710,6 +714,7 @@ static int rep_count(const bench_opts *o, double call_s) {
     int reps = o->quick ? 3 : (int)(o->target_s / (call_s > 1e-9 ? call_s : 1e-9));
     if (!o->quick && reps < 7) reps = call_s > 1.0 ? 5 : 7;
     if (reps > MAX_REPS) reps = MAX_REPS;
+    if (o->max_rounds && reps > o->max_rounds) reps = o->max_rounds;
     return reps | 1;
 }
 /* Warm-up calls before timing: none with --quick or for slow calls. */
@@ -1590,6 +1595,8 @@ static void blas_setup(char **argv, const bench_opts *o, char *info, size_t cap)
 }
 #endif
 
+#include "bench_random.c"
+
 /* ==== Command line ========================================================== */
 
 static void usage(FILE *f) {
@@ -1597,11 +1604,19 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: tc-bench [--csv] [--quick] [--threads 1,2] [--family F,...]\n"
             "                [--blas-core auto|keep|NAME] [KERNEL ...]\n"
+            "       tc-bench --random N [--seed S] [--csv] [--quick] [--dump] [--keep]\n"
+            "                [--family F,...] [DEF ...]\n"
             "  --csv        only the CSV lines of BENCH.md (header first)\n"
             "  --quick      fewer calls (smoke test; figures are rough)\n"
             "  --threads    thread counts to measure (default 1,2)\n"
             "  --family     tc,tc-opencl,naive,naive-ffm,blas (default all)\n"
             "  --blas-core  OpenBLAS core type: auto (the best the CPU runs), keep, or a name\n"
+            "  --random N   N random defs (bench_random.c) against their C from tc_c_emit,\n"
+            "               compiled -O3 -march=native -ffast-math; --seed S (default 1);\n"
+            "               --dump prints the defs only; --keep keeps the C's directory;\n"
+            "               --family ew,reduce,contract,stencil,short,pipeline and def\n"
+            "               names (r017_ew) pick among the N; exit status 1 when a def\n"
+            "               mismatched or failed\n"
             "kernels:");
     for (i = 0; i < N_KERNELS; i++)
         if (i == 0 || strcmp(kernels[i].kernel, kernels[i - 1].kernel) != 0)
@@ -1630,6 +1645,7 @@ static int parse_args(bench_opts *o, int argc, char **argv, char **kernel_names)
     o->n_threads = 2;
     o->blas_core = "auto";
     o->target_s = 0.25;
+    o->seed = 1;
     o->kernels = kernel_names;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1642,10 +1658,21 @@ static int parse_args(bench_opts *o, int argc, char **argv, char **kernel_names)
             }
         } else if (strcmp(a, "--family") == 0 && i + 1 < argc) o->families = argv[++i];
         else if (strcmp(a, "--blas-core") == 0 && i + 1 < argc) o->blas_core = argv[++i];
+        else if ((strcmp(a, "--random") == 0 || strcmp(a, "--seed") == 0) && i + 1 < argc) {
+            char *end;
+            const unsigned long long v = strtoull(argv[++i], &end, 10);
+            if (end == argv[i] || *end || (a[2] == 'r' && (v < 1 || v > RB_MAX_DEFS))) {
+                fprintf(stderr, "tc-bench: bad %s '%s'\n", a, argv[i]);
+                return 0;
+            }
+            if (a[2] == 'r') o->random_n = (int)v;
+            else o->seed = v;
+        } else if (strcmp(a, "--dump") == 0) o->dump = 1;
+        else if (strcmp(a, "--keep") == 0) o->keep = 1;
         else if (a[0] == '-') {
             fprintf(stderr, "tc-bench: unknown option '%s'\n", a);
             return 0;
-        } else if (kernel_index(a, NULL) < 0) {
+        } else if (kernel_index(a, NULL) < 0 && !rb_is_def_name(a)) {
             fprintf(stderr, "tc-bench: unknown kernel '%s'\n", a);
             return 0;
         } else
@@ -1753,6 +1780,19 @@ int main(int argc, char **argv) {
     if (!parse_args(&b->o, argc, argv, names)) {
         usage(stderr);
         return 2;
+    }
+    for (i = 0; i < b->o.n_kernels; i++)
+        if ((b->o.random_n > 0) != rb_is_def_name(b->o.kernels[i])) {
+            fprintf(stderr, b->o.random_n ? "tc-bench: '%s' is no generated def (r017_ew, ...)\n"
+                                          : "tc-bench: '%s' needs --random N\n", b->o.kernels[i]);
+            usage(stderr);
+            return 2;
+        }
+    if (b->o.random_n > 0) {
+        const int rc = rb_main(b);
+        free(names);
+        free(b);
+        return rc;
     }
 #if defined(TC_BENCH_BLAS)
     blas_setup(argv, &b->o, b->blas_info, sizeof b->blas_info);

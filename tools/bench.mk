@@ -21,15 +21,21 @@ BENCH_OCL_CFLAGS := $(OCL_CFLAGS) -DTC_BENCH_OPENCL
 BENCH_OCL_LIBS := $(OCL_LIBS)
 endif
 
+# --random compares tc with the C of tc_opencl.h's tc_c_emit, when that
+# header has it; the generated C is compiled at run time and dlopen()ed.
+ifneq ($(shell grep -s -l 'tc_c_emit' tc_opencl.h),)
+BENCH_C_CFLAGS := -DTC_BENCH_C_EMIT
+endif
+
 $(BUILD)/bench-naive.o: tools/bench_naive.c | $(BUILD)
 	$(CC) $(BENCH_OPT) $(BENCH_WARN) -DBENCH_PREFIX=naive_ -c $< -o $@
 $(BUILD)/bench-naive-ffm.o: tools/bench_naive.c | $(BUILD)
 	$(CC) $(BENCH_OPT) -ffast-math $(BENCH_WARN) -DBENCH_PREFIX=nffm_ -c $< -o $@
-$(BUILD)/bench-main.o: tools/bench.c tools/bench_naive.c $(HDRS) | $(BUILD)
-	$(CC) $(BENCH_OPT) $(BENCH_WARN) $(BENCH_BLAS_CFLAGS) $(BENCH_OCL_CFLAGS) -I. -c $< -o $@
+$(BUILD)/bench-main.o: tools/bench.c tools/bench_naive.c tools/bench_random.c $(HDRS) | $(BUILD)
+	$(CC) $(BENCH_OPT) $(BENCH_WARN) $(BENCH_BLAS_CFLAGS) $(BENCH_OCL_CFLAGS) $(BENCH_C_CFLAGS) -I. -c $< -o $@
 
 $(BUILD)/tc-bench: $(BUILD)/bench-main.o $(BUILD)/bench-naive.o $(BUILD)/bench-naive-ffm.o
-	$(CC) $^ -o $@ $(BENCH_BLAS_LIBS) $(BENCH_OCL_LIBS) $(LIBS)
+	$(CC) $^ -o $@ $(BENCH_BLAS_LIBS) $(BENCH_OCL_LIBS) $(LIBS) -ldl
 
 # OPENBLAS_CORETYPE=Haswell from the environment would pin OpenBLAS to its
 # AVX2 kernels; tc-bench then picks the best core type itself (see
