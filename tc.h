@@ -11375,6 +11375,8 @@ typedef struct tc__vm_rplan { /* a read slot, for concrete sizes */
     int checked;        /* masked affine read not proven in bounds: check lanes */
     int period;         /* folded short rows (tc__vm_plan_fold): the read is the same in every
                            row, so a block is its row's `period` lanes repeated */
+    int row_const;      /* ... or the same along each row (cv(i) in rows of j): a block is
+                           each of its rows' one value, `row_const` lanes of it */
     int copy;           /* an input a run in place writes over (tc__vm_inplace_kind): each
                            block is copied into its register, never read through a pointer
                            into the tensor, so no kernel's output is also its source */
@@ -11646,6 +11648,7 @@ TC__PRIVATE void tc__vm_prefetch(const void *base, int64_t byte_off, int bytes, 
 
 /* LOAD: contiguous reads of a plain dtype become a pointer into the tensor
    (no copy); others are copied into the destination d. */
+TC__PRIVATE int tc__vm_row_loop(const tc__vm_splan *sp);
 /* A read the same in every folded row (tc__vm_plan_fold): its row's
    lanes, then copies of them through the block. */
 TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *d, int n, int64_t off,
@@ -11653,13 +11656,20 @@ TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
     const unsigned char *base = R->T->ptr[rp->tensor];
     size_t esz = tc_dtype_size(rp->st == TC_FLOAT16 ? TC_FLOAT32 : rp->st == TC_BOOL ? TC_UINT8 : rp->st);
-    int p = rp->period, i;
+    int p = rp->period ? rp->period : rp->row_const, i;
+    int64_t rs = rp->lstride[tc__vm_row_loop(R->sp)]; /* row_const: a row's step */
     if (in->c != TC__VM_NONE) { /* masked: each lane at its row's offset */
         const uint8_t *m = (const uint8_t *)R->T->rp[in->c];
         int64_t *offs = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1);
         if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
-        for (i = 0; i < n; i++) offs[i] = off + ls * (i % p);
+        for (i = 0; i < n; i++) offs[i] = rp->period ? off + ls * (i % p) : off + rs * (i / p);
         tc__k_gload(rp->st, d, base, offs, m, n);
+        return 1;
+    }
+    if (rp->row_const) { /* each row's value along its lanes */
+        for (i = 0; i < n; i += p)
+            tc__k_load(rp->st, (unsigned char *)d + (size_t)i * esz,
+                       base + (off + rs * (i / p)) * (int64_t)tc_dtype_size(rp->st), 0, n - i < p ? n - i : p);
         return 1;
     }
     tc__k_load(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), ls, p);
@@ -11677,7 +11687,8 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
     const uint8_t *m;
     int64_t *offs;
     int i;
-    if (rp->period && n > rp->period) return tc__vm_load_periodic(R, in, d, n, off, ls);
+    if ((rp->period && n > rp->period) || (rp->row_const && n > rp->row_const))
+        return tc__vm_load_periodic(R, in, d, n, off, ls);
     if (in->c == TC__VM_NONE) {
         if (ls == 1 && rp->st != TC_FLOAT16 && rp->st != TC_BOOL && d != R->T->direct && !rp->copy) {
             R->T->rp[in->a] = (void *)(uintptr_t)(base + off * (int64_t)esz); /* read only */
@@ -11791,7 +11802,8 @@ TC__PRIVATE int tc__vm_one_lane(const tc__vm_run *R, const tc__vm_ins *in, const
     case TC_OP_CONST: case TC_OP_SIZE: return 1;
     case TC_OP_INDEX: return in->b != R->sp->lane;
     case TC_OP_LOAD:
-        return in->c == TC__VM_NONE && (R->sp->lane < 0 || R->sp->reads[in->b].lstride[R->sp->lane] == 0);
+        return in->c == TC__VM_NONE && !R->sp->reads[in->b].row_const &&
+               (R->sp->lane < 0 || R->sp->reads[in->b].lstride[R->sp->lane] == 0);
     case TC_OP_GOFF: case TC_OP_GIDX: case TC_OP_GLOAD: case TC_OP_COUNT: return 0;
     default: break;
     }
@@ -13039,7 +13051,9 @@ TC__PRIVATE void tc__vm_plan_tile(const tc_plan *P, tc__vm_splan *sp) {
    the tensor it writes (a block computes all its lanes before any
    store). A read the same in every row (X(b,i,c) * sc(c) + of(c):
    sc and of step along the lanes, not the rows) repeats its row's lanes
-   through the block (tc__vm_rplan.period). */
+   through the block (tc__vm_rplan.period); one the same along each row
+   (cv(i) with lanes along j) gives each row's lanes its value
+   (row_const: then not one lane for the block, tc__vm_one_lane). */
 TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int lane, int row) {
     const tc__vm_stmt *vs = sp->vs;
     int rank = P->ir->tensors[sp->wt].rank, k;
@@ -13050,7 +13064,8 @@ TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int
         !tc__vm_only_affine(sp))
         return 0;
     for (k = 0; k < vs->n_reads; k++)
-        if (sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[lane] && sp->reads[k].lstride[row] != 0)
+        if (sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[lane] && sp->reads[k].lstride[row] != 0 &&
+            sp->reads[k].lstride[lane] != 0)
             return 0;
     return ext;
 }
@@ -13061,9 +13076,12 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
     int row = tc__vm_row_loop(sp), k;
     int64_t ext;
     if (!tc__vm_rows_free(sp) || sp->tile || sp->n_segs > 1 || !(ext = tc__vm_fold_lanes(P, sp))) return;
-    for (k = 0; k < sp->vs->n_reads; k++)
+    for (k = 0; k < sp->vs->n_reads; k++) {
         if (sp->reads[k].lstride[row] == 0 && sp->reads[k].lstride[sp->lane] != 0)
             sp->reads[k].period = (int)ext;
+        if (sp->reads[k].lstride[row] != 0 && sp->reads[k].lstride[sp->lane] == 0)
+            sp->reads[k].row_const = (int)ext;
+    }
     sp->fold = (int)(TC_BLOCK / ext);
 }
 

@@ -134,6 +134,9 @@ static const ex_case ex_cases[] = {
      "def f(float(B,N,C) X, float(C) sc, float(C) of) -> (O) { O(b,i,c) = X(b,i,c) * sc(c) + of(c) }", 3,
      {{3, {3, 5000, 4}, NULL, 0}, {1, {4}, NULL, 0}, {1, {4}, NULL, 0}}, 1, "128 short rows to a block",
      NULL},
+    {"... and with a per-row operand",
+     "def f(float(M,N) X, float(M) cv, float(N) rv) -> (O) { O(i,j) = X(i,j) * cv(i) + rv(j) }", 3,
+     {{2, {700, 13}, NULL, 0}, {1, {700}, NULL, 0}, {1, {13}, NULL, 0}}, 1, "39 short rows to a block", NULL},
     {"... long rows stay rows", "def f(float(N,C) P) -> (O) { O(i,c) = P(i,c) * 2.0 }", 1,
      {{2, {64, 1024}, NULL, 0}}, 1, "(rows)", "merged"},
     {"element-wise chain", "def f(float(N) a, float(N) x, float(N) b) -> (y) { y(i) = a(i) * x(i) + b(i) }",
@@ -292,6 +295,12 @@ static void ref_scale_cols(float *const *in, float *out) { /* X(b,i,c) * sc(c) +
     for (e = 0; e < 3 * 1001 * 3; e++) out[e] = in[0][e] * in[1][e % 3] + in[2][e % 3];
 }
 
+static void ref_row_col(float *const *in, float *out) { /* X(i,j) * cv(i) + rv(j), 700 x 13 */
+    int64_t i, j;
+    for (i = 0; i < 700; i++)
+        for (j = 0; j < 13; j++) out[i * 13 + j] = in[0][i * 13 + j] * in[1][i] + in[2][j];
+}
+
 static void test_results(void) {
     static const ex_in n3[1] = {{2, {1001, 3}, NULL, 0}};
     static const ex_in n3s[2] = {{2, {1001, 3}, NULL, 0}, {0, {0}, NULL, 0}};
@@ -315,6 +324,12 @@ static void test_results(void) {
         ex_check_run("short rows times per-column operands, folded",
                      "def f(float(B,N,C) X, float(C) sc, float(C) of) -> (O) { O(b,i,c) = X(b,i,c) * sc(c) + of(c) }",
                      cols, 3, ref_scale_cols, 3 * 1001 * 3);
+    }
+    {
+        static const ex_in rc[3] = {{2, {700, 13}, NULL, 0}, {1, {700}, NULL, 0}, {1, {13}, NULL, 0}};
+        ex_check_run("short rows times a per-row and a per-column operand, folded",
+                     "def f(float(M,N) X, float(M) cv, float(N) rv) -> (O) { O(i,j) = X(i,j) * cv(i) + rv(j) }",
+                     rc, 3, ref_row_col, 700 * 13);
     }
     ex_check_run("a 5-tap filter", "def f(float(H,W) I, float(K) w) -> (T) { T(y,x) +=! I(y,x+k) * w(k) }",
                  filt, 2, ref_filter5, 33 * 297);
