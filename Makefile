@@ -137,7 +137,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 test:
 	@$(MAKE) --no-print-directory -j$(NPROC) test-build
 	@HAVE_OPENCL=$(HAVE_OPENCL) PYTHON=$(PYTHON) CC=$(CC) bash tests/all.sh
-test-build: all examples $(BUILD)/test-san/tc $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
+test-build: all examples $(BUILD)/test-san/tc $(BUILD)/tc-bench $(TEST_OPT) $(TEST_SAN) $(TEST_TSAN)
 
 test-asan: $(TEST_SAN)
 	@bash tests/run.sh $(TEST_SAN)

@@ -3,8 +3,8 @@
 # calls each, no figure looked at), every def checked "ok" against its C
 # (tc_c_emit, compiled at run time), the 2-thread result against the
 # 1-thread one, exit status 0, and the last line in its documented form.
-# --dump is deterministic. Needs build/tc-bench (make build/tc-bench; make
-# test does not build it: -O3, a minute of compiling); without it the
+# --dump is deterministic. Needs build/tc-bench (make test builds it;
+# run alone, make build/tc-bench first); without it the
 # checks are skipped and say so.
 cd "$(dirname "$0")/.." || exit 1
 pass=0; fail=0
