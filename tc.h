@@ -1,4 +1,4 @@
-/* tc.h - v0.2.0 - Tensor Comprehensions in one C header - MIT licence (end of file)
+/* tc.h - v0.3.0 - Tensor Comprehensions in one C header - MIT licence (end of file)
 
    QUICK START
        #define TC_IMPLEMENTATION      // in exactly one .c or .cpp file
@@ -91,20 +91,21 @@
        X-macro table (also printed by `tc disasm`).
 
    RECENT CHANGES
+       0.3.0  tc_plan_describe (`tc explain`); short rows merged or folded;
+              integer and converted-operand contractions on the lane tile.
        0.2.0  tc_dtype 0 is TC_DTYPE_UNSET (every dtype's value moved up one);
               outputs may share an input's buffer; tc_program_warning_def;
               tc_pool_create(0) takes the online CPUs; `<=>` annotations.
-       0.1.0  first release: front end, range inference, loop-nest IR, VM.
 */
 #ifndef TC_H_INCLUDED
 #define TC_H_INCLUDED
 
 /* ==== [tc:version] ======================================================= */
 #define TC_VERSION_MAJOR 0
-#define TC_VERSION_MINOR 2
+#define TC_VERSION_MINOR 3
 #define TC_VERSION_PATCH 0
 #define TC_VERSION_NUM (TC_VERSION_MAJOR * 10000 + TC_VERSION_MINOR * 100 + TC_VERSION_PATCH)
-#define TC_VERSION_STRING "0.2.0"
+#define TC_VERSION_STRING "0.3.0"
 
 /* ==== [tc:api-config] ===================================================== */
 #include <stddef.h>
