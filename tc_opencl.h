@@ -2413,10 +2413,9 @@ TC__OCL_PRIVATE int tc__ocl_c_unit_stride(tc__ocl_emitter *E, int l) {
    sums. Otherwise (j strides or there is no output loop: row sums, matvec,
    dot products, A * B^T, pooling with stride 2) a scalar accumulator
    inside the output loops: for i, j: acc = init; for k: acc op= v; store.
-   Convolutions first kept the accumulator (their innermost reduction, kw,
-   is unit-stride too): at BENCH.md's conv2d, 8x64x56x56 * 64x64x3x3, -O3
-   -march=native -ffast-math, one core, 1348 ms that way against 243 ms
-   along w. Either way each element's reduction runs in ascending order of
+   A convolution goes along the output row too, although its innermost
+   reduction (kw) is unit-stride: a reduction of 3 steps gives the compiler
+   no vector loop, the output row does. Either way each element's reduction runs in ascending order of
    the reduction indices, the IR's (and tests/ref_eval.h's), so without
    -ffast-math the results equal a plain serial evaluation. Not for
    float16 outputs (memory would round every step), nor statements that
