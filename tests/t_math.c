@@ -6,6 +6,7 @@
 #include "tc.h"
 #include "harness.h"
 
+#include <float.h>
 #include <stdint.h>
 
 /* Sanitizer builds run a sparser dense sample (same code, fewer points). */
@@ -638,6 +639,90 @@ static void test_block_matches_scalar(void) {
     CHECKF(bad_alias == 0, "%d lanes differ when dst == a0", bad_alias);
 }
 
+/* ---- float64 block kernels (exp, tanh) ----------------------------------- */
+
+/* Error of double y against the reference r, in ulps of double at r
+   (subnormal ulp 2^-1074). The reference is long double's expl / tanhl
+   where long double is wider than double (x86's 80 bits: libm's double
+   tanh is itself up to 2 ulp off), else libm's double with 2 ulp more. */
+#if LDBL_MANT_DIG >= 64
+typedef long double tm_ref;
+#define TM_REF_EXP(x) expl(x)
+#define TM_REF_TANH(x) tanhl(x)
+#define TM_REF_SLACK 0.0
+#else
+typedef double tm_ref;
+#define TM_REF_EXP(x) exp(x)
+#define TM_REF_TANH(x) tanh(x)
+#define TM_REF_SLACK 2.0
+#endif
+static double tm_ulp_err_d(double y, tm_ref r) {
+    int e;
+    if (r != r) return y != y ? 0.0 : 1e30;
+    if (y != y) return 1e30;
+    if ((double)r > DBL_MAX || (double)r < -DBL_MAX || isinf(y)) return (y == (double)r) ? 0.0 : 1e30;
+    if (r == 0) return fabs(y) / ldexp(1.0, -1074);
+    (void)frexp((double)r, &e);
+    if (e - 1 < -1022) e = -1021;
+    return (double)((y > r ? (tm_ref)y - r : r - (tm_ref)y) / (tm_ref)ldexp(1.0, e - 1 - 52));
+}
+static void test_f64_kernels(void) {
+    static const struct { double lo, hi; } exp_ranges[] = {
+        {-1e-300, 1e-300}, {-1e-8, 1e-8}, {-1.0, 1.0}, {-30.0, 30.0}, {-745.2, -700.0},
+        {-740.0, 709.78}, {700.0, 709.78}};
+    static const struct { double lo, hi; } tanh_ranges[] = {
+        {-1e-300, 1e-300}, {-1e-6, 1e-6}, {-0.6, 0.6}, {0.5, 0.6}, {-3.0, 3.0}, {-22.0, 22.0}};
+    static double x[4096], y[4096];
+    double worst_exp = 0.0, worst_tanh = 0.0, inf = INFINITY;
+    int r, i, bad_special = 0;
+    for (r = 0; r < (int)(sizeof exp_ranges / sizeof exp_ranges[0]); r++) {
+        for (i = 0; i < 4096; i++) x[i] = tm_uniform(exp_ranges[r].lo, exp_ranges[r].hi);
+        tc__math_block_f64(TC_BUILTIN_EXP, y, x, NULL, NULL, NULL, 4096);
+        for (i = 0; i < 4096; i++) {
+            double e = tm_ulp_err_d(y[i], TM_REF_EXP((tm_ref)x[i]));
+            if (e > worst_exp) worst_exp = e;
+        }
+    }
+    for (r = 0; r < (int)(sizeof tanh_ranges / sizeof tanh_ranges[0]); r++) {
+        for (i = 0; i < 4096; i++) x[i] = tm_uniform(tanh_ranges[r].lo, tanh_ranges[r].hi);
+        tc__math_block_f64(TC_BUILTIN_TANH, y, x, NULL, NULL, NULL, 4096);
+        for (i = 0; i < 4096; i++) {
+            double e = tm_ulp_err_d(y[i], TM_REF_TANH((tm_ref)x[i]));
+            if (e > worst_tanh) worst_tanh = e;
+        }
+    }
+    CHECKF(worst_exp <= 1.0 + TM_REF_SLACK, "float64 exp kernel: %.2f ulp off", worst_exp);
+    CHECKF(worst_tanh <= 2.0 + TM_REF_SLACK, "float64 tanh kernel: %.2f ulp off", worst_tanh);
+    { /* special values, through the block and the scalar entry point alike */
+        static const double xs[] = {0.0, -0.0, 1.0, -1.0, 709.8, 710.0, 1e300, -746.0, -1e300, -745.0,
+                                    30.0, -30.0, 19.5, 1e-310, -1e-310};
+        double in[18], out[18], t[18];
+        int n = (int)(sizeof xs / sizeof xs[0]);
+        for (i = 0; i < n; i++) in[i] = xs[i];
+        in[n] = inf;
+        in[n + 1] = -inf;
+        in[n + 2] = NAN;
+        tc__math_block_f64(TC_BUILTIN_EXP, out, in, NULL, NULL, NULL, n + 3);
+        tc__math_block_f64(TC_BUILTIN_TANH, t, in, NULL, NULL, NULL, n + 3);
+        for (i = 0; i < n + 3; i++) {
+            double a[4] = {0, 0, 0, 0};
+            a[0] = in[i];
+            if (!tm_same_d(out[i], exp(in[i])) && tm_ulp_err_d(out[i], TM_REF_EXP((tm_ref)in[i])) > 1.0 + TM_REF_SLACK)
+                bad_special++;
+            if (!tm_same_d(t[i], tanh(in[i])) && tm_ulp_err_d(t[i], TM_REF_TANH((tm_ref)in[i])) > 2.0 + TM_REF_SLACK)
+                bad_special++;
+            if (!tm_same_d(out[i], tc__math_f64(TC_BUILTIN_EXP, a))) bad_special++;
+            if (!tm_same_d(t[i], tc__math_f64(TC_BUILTIN_TANH, a))) bad_special++;
+            if ((tm_d2u(t[i]) >> 63) != (tm_d2u(in[i]) >> 63) && in[i] == in[i]) bad_special++; /* odd */
+        }
+        CHECK(tm_same_d(out[0], 1.0) && tm_same_d(out[1], 1.0));
+        CHECK(tm_same_d(t[1], -0.0) && tm_same_d(t[n], 1.0) && tm_same_d(t[n + 1], -1.0));
+        CHECK(out[n] == inf && tm_same_d(out[n + 1], 0.0) && out[n + 2] != out[n + 2]);
+        CHECK(out[5] == inf && out[7] == 0.0 && out[9] > 0.0 && t[n + 2] != t[n + 2]);
+    }
+    CHECKF(bad_special == 0, "%d special values off", bad_special);
+}
+
 /* ---- float16 ------------------------------------------------------------- */
 
 /* Reference: the value of a half, from its fields. */
@@ -873,6 +958,7 @@ int main(void) {
     RUN(test_edges_f32);
     RUN(test_binary_f32);
     RUN(test_block_matches_scalar);
+    RUN(test_f64_kernels);
     RUN(test_exp_short_path);
     RUN(test_exp_of);
     RUN(test_ulp_sweep);
