@@ -11118,13 +11118,16 @@ TC__PRIVATE void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64
         memcpy(dv, p, esz * (size_t)n);
     } else if (stride == 0) {
         tc__k_fill(esz, dv, p, n);
-    } else {
+    } else { /* a short innermost dimension's strides (float(N,3)) as constants: they vectorize */
         switch (esz) {
 #define TC__VM_LD(SZ, T)                                                                     \
     case SZ: {                                                                               \
         T *TC__RESTRICT d = (T *)dv;                                                         \
         const T *s = (const T *)(const void *)p;                                             \
-        TC__VM_LOOP(s[i * stride]);                                                          \
+        if (stride == 2) TC__VM_LOOP(s[i * 2]);                                              \
+        else if (stride == 3) TC__VM_LOOP(s[i * 3]);                                         \
+        else if (stride == 4) TC__VM_LOOP(s[i * 4]);                                         \
+        else TC__VM_LOOP(s[i * stride]);                                                     \
         break;                                                                               \
     }
             TC__VM_LD(1, uint8_t)
