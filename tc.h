@@ -11140,6 +11140,25 @@ TC__PRIVATE void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64
     }
 }
 
+/* Sets lanes of v (elements of esz bytes) to 0 where m[i] is 0. */
+TC__PRIVATE void tc__k_clear_off(size_t esz, void *v, const uint8_t *m, int n) {
+    int i;
+    switch (esz) {
+#define TC__VM_CLR(SZ, T)                                                                    \
+    case SZ: {                                                                               \
+        T *TC__RESTRICT d = (T *)v;                                                          \
+        TC__VM_LOOP(m[i] ? d[i] : (T)0);                                                     \
+        break;                                                                               \
+    }
+        TC__VM_CLR(1, uint8_t)
+        TC__VM_CLR(2, uint16_t)
+        TC__VM_CLR(4, uint32_t)
+        TC__VM_CLR(8, uint64_t)
+#undef TC__VM_CLR
+    default: break;
+    }
+}
+
 /* Loads lane i from base + off[i] elements where m[i] (m NULL: every
    lane); other lanes get 0. Offsets of lanes that are off are not used. */
 TC__PRIVATE void tc__k_gload(tc_dtype st, void *dv, const unsigned char *base, const int64_t *off,
@@ -11752,6 +11771,22 @@ TC__PRIVATE int tc__vm_check_lanes(tc__vm_run *R, int slot, const uint8_t *m, in
     return 1;
 }
 
+/* Whether every lane of the block, on or off, reads inside the bytes the
+   tensor spans (element offsets off + ls * i, tc__vm_span's bounds): then
+   a masked read may load all lanes and clear the off ones rather than
+   gather lane by lane. Lanes run over merged loops (tc__vm_plan_coalesce),
+   so the bound is on the offset, not on each index. */
+TC__PRIVATE int tc__vm_lanes_in_span(const tc__vm_run *R, int tn, int64_t off, int64_t ls, int n) {
+    int64_t below = 0, above = 0, last = off + ls * (n - 1);
+    int d;
+    for (d = 0; d < R->P->ir->tensors[tn].rank; d++) {
+        int64_t reach = R->P->ts[tn][d] * (R->P->ext[tn][d] - 1);
+        if (reach < 0) below += reach;
+        else above += reach;
+    }
+    return R->P->numel[tn] > 0 && off >= below && off <= above && last >= below && last <= above;
+}
+
 /* Asks for the next block's cache lines early: a block's loads come in
    bursts, one stream at a time, which the hardware prefetchers alone do
    not keep ahead of. A hint only: never dereferenced, so it may point
@@ -11834,6 +11869,11 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
     }
     m = (const uint8_t *)R->T->rp[in->c];
     if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
+    if (tc__vm_lanes_in_span(R, rp->tensor, off, ls, n)) { /* a plain load, then the off lanes cleared */
+        tc__k_load(rp->st, d, base + off * (int64_t)esz, ls, n);
+        tc__k_clear_off(rp->st == TC_FLOAT16 ? 4 : rp->st == TC_BOOL ? 1 : esz, d, m, n);
+        return 1;
+    }
     offs = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1); /* scratch register */
     for (i = 0; i < n; i++) offs[i] = off + ls * i;
     tc__k_gload(rp->st, d, base, offs, m, n);
