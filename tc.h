@@ -12619,9 +12619,12 @@ TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     /* rows of X dotted with Y, each shorter than a few vectors: a row costs
        a call and a horizontal sum for a handful of products (a 5-tap filter
        I(y, x + k) * w(k): two million rows of 5). Lanes along an output
-       loop do the same sums with every lane busy (tc__vm_plan_contract). */
-    if (sp->ct_shape.gemv && sp->ct_shape.k.total < TC__VM_LANES_ENOUGH && sp->lane >= 0 &&
-        !sp->lane_red)
+       loop do the same sums with every lane busy (tc__vm_plan_contract).
+       The same with no M loop (w(k) times the rows of a filter's input,
+       O(r,i) +=! X(r, i + 2*k) * w(k)): the panels would copy X's rows
+       K times over for K products an element. */
+    if ((sp->ct_shape.gemv || sp->ct_shape.m.total <= 1) && sp->ct_shape.k.total < TC__VM_LANES_ENOUGH &&
+        sp->lane >= 0 && !sp->lane_red)
         return 0;
     tasks = tc__contract_tasks(&sp->ct_shape);
     if (tasks <= 0) return 0;
