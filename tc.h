@@ -10657,10 +10657,17 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, fl
     float q[TC__VM_RED_LANES], sv = s ? *s : 0.0f;
     int i, l, folded = 0;
     (void)prime; /* the portable loop does without */
-    if (z)
-        for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *z; /* the identity */
-    else
+    if (z) { /* the identity, stored as wide as TC__FXR_LOOP loads it (a load that spans
+                several narrower stores waits for them all) */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
+        tc__f32x16 zv = (tc__f32x16){0} + *z;
+        for (l = 0; l < TC__VM_RED_LANES; l += 16) memcpy(q + l, &zv, 64);
+#else
+        for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *z;
+#endif
+    } else {
         memcpy(q, p, sizeof q);
+    }
     if (code == TC__FXR_BARE) {
         switch (r) {
         case TC_REDUCE_SUM: TC__FXR_LOOP(TC__FX_ADD, TC__FX_ADD, TC__FXR_E0, -, -); break;
@@ -13257,6 +13264,36 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
     sp->fold = (int)(TC_BLOCK / ext);
 }
 
+/* A reduction along short rows (O(i,j) max=! X(i,j,k), k the lanes, fewer
+   than half a block of them): the rows of the loop outside it, laid out
+   one after the other, run several to a block as for tc__vm_plan_fold,
+   and each row's lanes are then reduced on their own, in the order of
+   tc__vm_lane_reduce (the same partials and fold; a row's value does not
+   depend on the rows it shares a block with). Only where the lane loop
+   is the one reduction loop (sp->red, the others, is empty), and for the conditions of tc__vm_plan_fold
+   otherwise (the rows free to run in any order, only affine reads). */
+TC__PRIVATE void tc__vm_plan_fold_red(tc__vm_splan *sp) {
+    int row = tc__vm_row_loop(sp), k;
+    int64_t ext;
+    if (!sp->lane_red || sp->n_red != 0 || row < 0 || sp->ew || sp->wred ||
+        sp->ct || sp->mk || sp->tile || sp->n_segs > 1 || tc__vm_stmt_reads(sp->vs, sp->wt) ||
+        !tc__vm_only_affine(sp))
+        return;
+    ext = tc__vm_extent(sp, sp->lane);
+    if (ext < 1 || ext > TC_BLOCK / 2) return;
+    for (k = 0; k < sp->vs->n_reads; k++) {
+        const int64_t *ls = sp->reads[k].lstride;
+        if (ls[row] != ext * ls[sp->lane] && ls[row] != 0 && ls[sp->lane] != 0) return;
+    }
+    for (k = 0; k < sp->vs->n_reads; k++) {
+        if (sp->reads[k].lstride[row] == 0 && sp->reads[k].lstride[sp->lane] != 0)
+            sp->reads[k].period = (int)ext;
+        if (sp->reads[k].lstride[row] != 0 && sp->reads[k].lstride[sp->lane] == 0)
+            sp->reads[k].row_const = (int)ext;
+    }
+    sp->fold = (int)(TC_BLOCK / ext);
+}
+
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_splan *sp = &P->stmts[s];
     const tc_ir_stmt *st = &P->ir->stmts[s];
@@ -13310,6 +13347,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_tile(P, sp);
     if ((rc = tc__vm_plan_segments(P, sp, err)) != TC_OK) return rc;
     tc__vm_plan_fold(P, sp);
+    tc__vm_plan_fold_red(sp);
     return TC_OK;
 }
 
@@ -14403,6 +14441,46 @@ TC__PRIVATE int tc__vm_tiled_items(tc__vm_run *R, int64_t first, int64_t last) {
     return 1;
 }
 
+/* Rows [idx[row], + more] of a reduction along short rows
+   (tc__vm_plan_fold_red) as one run of lanes, then each row's lanes
+   reduced and stored; *it advances past the rows done, idx[row] is left
+   at the last one. */
+TC__PRIVATE int tc__vm_fold_red_rows(tc__vm_run *R, int64_t *it, int64_t last) {
+    const tc__vm_splan *sp = R->sp;
+    const tc__vm_stmt *vs = sp->vs;
+    int64_t *idx = R->T->idx, more;
+    int row = tc__vm_row_loop(sp), L = (int)tc__vm_extent(sp, sp->lane), w = tc__vm_lane_width(sp), r;
+    size_t vsz = tc_dtype_size(vs->vdt);
+    void *acc = TC__VM_REG(R->T, vs->n_regs);
+    const unsigned char *v;
+    unsigned char id[8];
+    more = sp->hi[row] - 1 - idx[row];
+    if (more > last - 1 - *it) more = last - 1 - *it;
+    if (more > sp->fold - 1) more = sp->fold - 1;
+    idx[sp->lane] = sp->lo[sp->lane];
+    if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
+    v = (const unsigned char *)R->T->rp[vs->value];
+    tc__vm_identity(vs->vdt, sp->st->reduce, id);
+    for (r = 0; r <= more; r++, idx[row]++) {
+        const unsigned char *rv = v + (size_t)r * (size_t)L * vsz;
+        if (vs->vdt == TC_FLOAT32) { /* the same partials and fold, held in registers */
+            if (tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, (const float *)(const void *)id,
+                                       (float *)acc, (const float *)(const void *)rv, NULL, NULL, NULL,
+                                       L, 0)) {
+                tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, acc, 1);
+                continue;
+            }
+        } else {
+            tc__k_fill(vsz, acc, id, w);
+            tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, rv, 0, L);
+        }
+        tc__vm_lane_store(R, acc);
+    }
+    idx[row]--;
+    *it += more;
+    return 1;
+}
+
 /* Items [first, last): decode the outer loops (and the block) of each. */
 TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
     const tc__vm_splan *sp = R->sp;
@@ -14421,7 +14499,9 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
     tc__vm_prologue(R);
     blk = tc__vm_item_start(sp, first, idx); /* later items advance */
     for (it = first; it < last; it++) {
-        if (sp->lane_red) {
+        if (sp->lane_red && sp->fold && !R->check) {
+            if (!tc__vm_fold_red_rows(R, &it, last)) return 0;
+        } else if (sp->lane_red) {
             if (!tc__vm_lane_reduce(R)) return 0;
         } else {
             int n = 1;

@@ -64,6 +64,17 @@ typedef struct kc_case {
     "def stencil3(float(N) x) -> (y) { y(i) = (x(i) + x(i+1) + x(i+2)) / 3.0 where i in 0:N-2 }"
 #define KC_SUM "def sum_all(float(N) x) -> (s) { s +=! x(i) }"
 #define KC_ROWSUM "def rowsum(float(M,N) A) -> (r) { r(i) +=! A(i,j) }"
+#define KC_FOLDRED                                                                                 \
+    "def foldred(float(M,N,K) X, float(K) w, float(N) s) -> (a, b, c, d, e) {\n"                  \
+    "    a(i,j) +=! fabs(X(i,j,k)) * w(k)\n"                                                       \
+    "    b(i,j) max=! fabs(X(i,j,k)) + s(j)\n"                                                     \
+    "    c(i,j) min=! X(i,j,k) > 0.0 ? X(i,j,k) : X(i,j,k) * w(k)\n"                               \
+    "    d(i,j) *=! sqrt(fabs(X(i,j,k))) + 0.5\n"                                                  \
+    "    e(i,j) +=! exp(X(i,j,k) - 1.0) * s(j)\n}\n"
+#define KC_FOLDRED_INT                                                                             \
+    "def foldredi(int32(M,N,K) X) -> (a, b) {\n"                                                   \
+    "    a(i,j) +=! X(i,j,k) * X(i,j,k) - X(i,j,k) / 3\n"                                          \
+    "    b(i,j) max=! X(i,j,k) > 2 ? X(i,j,k) % 4 : -X(i,j,k)\n}\n"
 #define KC_GATHER32 "def emb(float(V,D) W, int32(L) Idx) -> (E) { E(i,j) = W(Idx(i), j) }"
 #define KC_GATHER64 "def emb64(float(V,D) W, int64(L) Idx) -> (E) { E(i,j) = W(Idx(i), j) }"
 #define KC_MLP                                                                                     \
@@ -392,6 +403,17 @@ static const kc_case kc_cases[] = {
     {"size-from-scalar", "def tile(float(N) x, int32 R) -> (y) { y(r,i) = x(i) where r in 0:R }",
      "N=6", "R=3:3", KC_EXACT, 0},
     {"rowsum", KC_ROWSUM, "M=9 N=700", 0, KC_REDUCE, 0},
+    /* reductions along short rows through the bytecode, several rows to a
+       block (tc__vm_plan_fold_red): rows of 1, 3, 63, 64, 65 and 256 lanes,
+       a read along the rows (w), one per row (s), masked reads (the ?:) */
+    {"foldred-1", KC_FOLDRED, "M=3 N=37 K=1", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
+    {"foldred-3", KC_FOLDRED, "M=3 N=201 K=3", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
+    {"foldred-63", KC_FOLDRED, "M=2 N=45 K=63", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
+    {"foldred-64", KC_FOLDRED, "M=2 N=19 K=64", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
+    {"foldred-65", KC_FOLDRED, "M=2 N=23 K=65", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 1},
+    {"foldred-256", KC_FOLDRED, "M=2 N=9 K=256", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
+    {"foldred-int", KC_FOLDRED_INT, "M=3 N=50 K=40", "X=-9:9", KC_EXACT, 0},
+    {"foldred-int-short", KC_FOLDRED_INT, "M=3 N=50 K=7", "X=-9:9", KC_EXACT, 0},
     /* reductions: every operator, with and without `!` */
     {"reduce-float", KC_REDUCTIONS, "M=6 N=40", "X=0.5:1.5", KC_REDUCE, 0},
     {"reduce-float-acc", KC_REDUCTIONS_ACC, "M=6 N=40", "X=0.5:1.5", KC_REDUCE, 1},

@@ -43,6 +43,9 @@ static const kc_case kt_cases[] = {
 #endif
     {"matmul-batched", KC_BMM, "NB=8 M=16 K=20 N=24", 0, KC_REDUCE, 0},
     {"matvec", KC_MV, "M=100 N=300", 0, KC_REDUCE, 0},
+    /* reductions along short rows, several to a block (chunks end mid-block) */
+    {"foldred-65", KC_FOLDRED, "M=3 N=61 K=65", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
+    {"foldred-40", KC_FOLDRED, "M=5 N=37 K=40", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
     {"conv2d", KC_CONV, "N=2 C=4 H=18 W=17 O=8 KH=3 KW=3", 0, KC_REDUCE, 0},
     {"conv2d-strided", KC_SCONV, "N=2 C=3 H=21 W=20 O=5 KH=3 KW=3", 0, KC_REDUCE, 0},
     {"conv2d-grouped", KC_GCONV, "N=2 G=4 C=3 H=12 W=11 O=3 KH=3 KW=3", 0, KC_REDUCE, 0},
