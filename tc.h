@@ -10660,7 +10660,9 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, fl
     if (z) { /* the identity, stored as wide as TC__FXR_LOOP loads it (a load that spans
                 several narrower stores waits for them all) */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
-        tc__f32x16 zv = (tc__f32x16){0} + *z;
+        tc__f32x16 zv;
+        memset(&zv, 0, sizeof zv);
+        zv += *z; /* every lane */
         for (l = 0; l < TC__VM_RED_LANES; l += 16) memcpy(q + l, &zv, 64);
 #else
         for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *z;
