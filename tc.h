@@ -11051,19 +11051,28 @@ TC__PRIVATE void tc__k_reduce_pair_rows(tc_dtype t, tc_reduce r, void *d, int64_
     }
 }
 
-/* acc[i] += p[i * s] / *k (float32 or float64): the quotient rounded, then
-   the sum, as a DIV then a SUM store give. */
-TC__PRIVATE void tc__k_reduce_mem_div(tc_dtype t, void *accv, const void *pv, int64_t s,
-                                      const void *k, int n) {
+/* acc[i] += p[i * s] / *k, or * *k with op TC_OP_MUL (float32 or float64):
+   the quotient or product rounded, then the sum, as a DIV or MUL then a
+   SUM store give (never contracted into an fma). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__PRIVATE void tc__k_reduce_mem_scaled(tc_dtype t, int op, void *accv, const void *pv, int64_t s,
+                                         const void *k, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
     int i;
     if (t == TC_FLOAT64) {
         double *TC__RESTRICT d = (double *)accv, q = *(const double *)k;
         const double *TC__RESTRICT p = (const double *)pv;
-        for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
+        if (op == TC_OP_MUL) for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] * q;
+        else for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
     } else {
         float *TC__RESTRICT d = (float *)accv, q = *(const float *)k;
         const float *TC__RESTRICT p = (const float *)pv;
-        for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
+        if (op == TC_OP_MUL) for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] * q;
+        else for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
     }
 }
 
@@ -11609,8 +11618,9 @@ typedef struct tc__vm_splan {
     int fold;           /* short rows: so many of the row loop's in one block (tc__vm_plan_fold) */
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
-    unsigned wred_divisor; /* ... divided, before the sum, by this register the prologue
-                           makes (tc__vm_wred_div); TC__VM_NONE: not divided */
+    unsigned wred_divisor; /* ... divided (or multiplied: wred_op), before the sum, by this
+                           register the prologue makes (tc__vm_wred_div); TC__VM_NONE: not */
+    int wred_op;        /* TC_OP_DIV or TC_OP_MUL, with wred_divisor */
     int wred_direct;    /* ... fused `!` into a unit-stride row of the value's dtype: reduced in
                            place in the output, no accumulator or store */
     const struct tc__vm_splan *absorb; /* the next statement of its row group, a reduction of the
@@ -13034,26 +13044,30 @@ TC__PRIVATE void tc__vm_plan_direct(const tc_plan *P, tc__vm_splan *sp) {
     sp->stream = sp->stream_ok = tc__vm_stream_output(P, sp);
 }
 
-/* The value is x / d, x the one read and d made by the prologue (a
-   constant or the sizes: avgpool's / 4.0, / (KH * KW)), summed in float32
-   or float64: 1, with d's register in *divisor. A division and a sum make
-   no fma, so the window kernels give the bytecode's bits. */
+/* The value is x / d or x * d (d * x), x the one read and d made by the
+   prologue (a constant or the sizes: avgpool's / 4.0, / (KH * KW), * 0.25),
+   summed in float32 or float64: the op, with d's register in *divisor.
+   The window kernels round the quotient or product, then the sum, as the
+   bytecode does (tc__k_reduce_mem_scaled). */
 TC__PRIVATE int tc__vm_wred_div(const tc__vm_splan *sp, unsigned *divisor) {
     const tc__vm_stmt *vs = sp->vs;
     const tc__vm_ins *ld, *dv;
+    unsigned other;
     int i;
     if (vs->n_ins != vs->n_pro + 2) return 0;
     ld = &vs->ins[vs->n_pro];
     dv = ld + 1;
-    if (ld->op != TC_OP_LOAD || dv->op != TC_OP_DIV ||
-        dv->b != ld->a || dv->a != vs->value || sp->st->reduce != TC_REDUCE_SUM ||
-        (vs->vdt != TC_FLOAT32 && vs->vdt != TC_FLOAT64))
+    if (ld->op != TC_OP_LOAD || (dv->op != TC_OP_DIV && dv->op != TC_OP_MUL) ||
+        (dv->b != ld->a && (dv->op != TC_OP_MUL || dv->c != ld->a)) || dv->a != vs->value ||
+        sp->st->reduce != TC_REDUCE_SUM || (vs->vdt != TC_FLOAT32 && vs->vdt != TC_FLOAT64))
         return 0;
+    other = dv->b == ld->a ? dv->c : dv->b;
+    if (other == ld->a) return 0; /* x * x */
     for (i = 0; i < vs->n_pro; i++)
-        if (vs->ins[i].a == dv->c) *divisor = dv->c;
+        if (vs->ins[i].a == other) *divisor = other;
     for (i = 0; i < vs->n_pro; i++) /* nothing in the prologue writes the load's register */
         if (vs->ins[i].a == ld->a) return 0;
-    return *divisor == dv->c;
+    return *divisor == other ? dv->op : 0;
 }
 
 /* The value is one plain read (LOAD is the whole program), or one read
@@ -13086,6 +13100,7 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
     if (!tc__vm_mk_tables(P, sp)) return;
     sp->wred = 1;
     sp->wred_divisor = divisor;
+    sp->wred_op = div;
     if (div) return; /* through the accumulator, step by step */
     /* `!` folded: the output row is written once, so the reduction may run
        in it (same operations in the same order as the accumulator) */
@@ -13411,7 +13426,8 @@ TC__PRIVATE void tc__vm_wred(const tc__vm_splan *sp, void *acc, const unsigned c
     for (t = 0; t < sp->mk_T; t++) {
         const unsigned char *p = base + (off + sp->mk_ox[t]) * esz;
         if (divisor)
-            tc__k_reduce_mem_div(sp->vs->vdt, acc, p, sp->reads[0].lstride[sp->lane], divisor, n);
+            tc__k_reduce_mem_scaled(sp->vs->vdt, sp->wred_op, acc, p, sp->reads[0].lstride[sp->lane],
+                                    divisor, n);
         else
             tc__k_reduce_mem(sp->vs->vdt, sp->st->reduce, acc, p, sp->reads[0].lstride[sp->lane], n);
     }
@@ -16639,7 +16655,9 @@ TC__PRIVATE void tc__explain_mechanism(tc__buf *b, const tc_plan *P, const tc__v
     if (sp->wred) {
         tc__bprintf(b, "window reduction from memory: %lld steps a lane%s%s%s\n", (long long)sp->mk_T,
                     sp->wred_pair ? ", adjacent pairs" : "", sp->wred_direct ? ", in the output row" : "",
-                    sp->wred_divisor != TC__VM_NONE ? ", each value divided first" : "");
+                    sp->wred_divisor == TC__VM_NONE ? ""
+                    : sp->wred_op == TC_OP_MUL      ? ", each value multiplied first"
+                                                    : ", each value divided first");
         tc__bprintf(b, "  why        the value is one read reduced over the reduction loops\n");
         return;
     }

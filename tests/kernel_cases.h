@@ -877,6 +877,16 @@ static const kc_case kc_cases[] = {
      "def apd(double(C,H,W) I) -> (O) {\n"
      "    O(c,h,w) += I(c,h+kh,w+kw) / 9.0 where kh in 0:3, kw in 0:3\n}\n",
      "C=3 H=12 W=600", 0, KC_REDUCE, 1},
+    /* ... or multiplied by a constant (either order), float64 too */
+    {"avgpool-mul",
+     "def apm(float(N,C,H,W) I) -> (O, P) {\n"
+     "    O(n,c,h,w) +=! I(n,c,2*h+kh,2*w+kw) * 0.3 where kh in 0:2, kw in 0:2\n"
+     "    P(n,c,h,w) +=! 0.11 * I(n,c,h+kh,w+kw) where kh in 0:3, kw in 0:3\n}\n",
+     "N=2 C=3 H=17 W=30", 0, KC_REDUCE, 0},
+    {"avgpool-mul-f64",
+     "def apmd(double(C,H,W) I) -> (O) {\n"
+     "    O(c,h,w) += I(c,h+kh,w+kw) * 0.7 where kh in 0:3, kw in 0:3\n}\n",
+     "C=3 H=12 W=600", 0, KC_REDUCE, 1},
     {"fold-half", "def fh(half(C,H,W) X, float(C) g) -> (half(C,H,W) Y) { Y(c,h,w) = half(X(c,h,w) * g(c) - 1.0) }",
      "C=4 H=30 W=9", 0, KC_EXACT, 1},
 };

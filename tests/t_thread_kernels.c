@@ -43,6 +43,10 @@ static const kc_case kt_cases[] = {
 #endif
     {"matmul-batched", KC_BMM, "NB=8 M=16 K=20 N=24", 0, KC_REDUCE, 0},
     {"matvec", KC_MV, "M=100 N=300", 0, KC_REDUCE, 0},
+    {"avgpool-mul",
+     "def apm(float(N,C,H,W) I) -> (O) {\n"
+     "    O(n,c,h,w) +=! I(n,c,2*h+kh,2*w+kw) * 0.3 where kh in 0:2, kw in 0:2\n}\n",
+     "N=2 C=5 H=40 W=66", 0, KC_REDUCE, 0},
     /* reductions along short rows, several to a block (chunks end mid-block) */
     {"foldred-65", KC_FOLDRED, "M=3 N=61 K=65", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
     {"foldred-40", KC_FOLDRED, "M=5 N=37 K=40", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
