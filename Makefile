@@ -64,7 +64,7 @@ $(BUILD) $(BUILD)/test $(BUILD)/test-san $(BUILD)/test-tsan $(BUILD)/examples:
 # tc_opencl.h's emitter needs no OpenCL headers, so `tc opencl` is always
 # built in once the header exists; the runner needs headers and loader.
 CLI_CFLAGS := $(if $(wildcard tc_opencl.h),-DTC_CLI_HAVE_OPENCL_H)
-$(BUILD)/tc: tools/tc.c tools/npy.h $(HDRS) | $(BUILD)
+$(BUILD)/tc: tools/tc.c tools/npy.h tools/c_driver.h $(HDRS) | $(BUILD)
 	$(CC) -std=c99 $(OPT) $(WARN) $(CLI_CFLAGS) $(OCL_CFLAGS) -I. tools/tc.c -o $@ $(LIBS) $(OCL_LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(HDRS) | $(BUILD)/examples
@@ -72,7 +72,7 @@ $(BUILD)/examples/%: examples/%.c $(HDRS) | $(BUILD)/examples
 examples: $(EXAMPLES)
 
 # The CLI with ASan+UBSan, for tests/t_cli_san.sh.
-$(BUILD)/test-san/tc: tools/tc.c tools/npy.h $(HDRS) | $(BUILD)/test-san
+$(BUILD)/test-san/tc: tools/tc.c tools/npy.h tools/c_driver.h $(HDRS) | $(BUILD)/test-san
 	$(CC) -std=c99 $(SAN) -Wall -Wextra $(CLI_CFLAGS) $(OCL_CFLAGS) -I. tools/tc.c -o $@ $(LIBS) $(OCL_LIBS)
 
 demo: $(BUILD)/examples/demo

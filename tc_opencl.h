@@ -20,7 +20,7 @@
 
        // 1b. The same def as C99: int <def>(...) and <def>_call(...):
        char *c = NULL;
-       if (tc_c_emit(ir, NULL, TC_C_DRIVER, NULL, &c, &err) == TC_OK) { ... }
+       if (tc_c_emit(ir, NULL, TC_C_DRIVER_TABLES, NULL, &c, &err) == TC_OK) { ... }
 
        // 2. Running (compile with -DTC_OPENCL_RUNNER, link -lOpenCL):
        tc_ocl_runner *r = NULL;
@@ -67,13 +67,13 @@
        tc_<def>_sizes (every size expression, extents, overflow and the
        run-time checks), int <def>(typed inputs, outputs, sizes) with the
        statements as nested for loops, int <def>_call(tensors, sizevars),
-       and with TC_C_DRIVER a main() reading and writing .npy files. The
+       and with TC_C_DRIVER_TABLES the tables a driver's main() reads. The
        arithmetic rules are the OpenCL kernels', through helpers where C99
        lacks them (integer min/max, saturating casts, sinpi, float16 bits);
        builtins are libm's, spelled per type (expf). Loop order: see
        tc__ocl_c_ikj. Gathers out of range return TC_C_ERR_GATHER. Helpers
        sit under #ifndef guards, so several emitted files (distinct def
-       names, one main at most) can be one translation unit.
+       names, one with driver tables at most) can be one translation unit.
 
    THREADING
        Emission is pure. A runner belongs to one thread at a time; a tc_program
@@ -120,11 +120,14 @@ TC_OCL_API void tc_ocl_free_source(char *src, const tc_allocator *a); /* NULL is
    caller's, sized by the sizes given; they must not overlap; temporaries
    are malloc'ed inside). sx_values: NULL = sizes are the typed function's
    trailing arguments, else the def's n_sx values (tc_bind_sizes) baked in.
-   flags: TC_C_DRIVER also emits main(): `./prog NAME=in.npy ... -o OUTDIR`
-   reads .npy inputs, binds sizes from their shapes, writes OUTDIR/OUT.npy.
+   flags: TC_C_DRIVER_TABLES also emits, for a main() of the caller's, the
+   def's tables (tc_name, tc_code, tc_esize, tc_rank, tc_var_name,
+   tc_dim_sx, tc_dim_var, enum TC_N_IN ...) and int tc_drv_sizes(p, v, sx),
+   int tc_drv_call(p, v); `tc c --driver` appends tools/c_driver.h's main
+   (`./prog NAME=in.npy ... -o OUTDIR`).
    The emitted functions keep no state: calls on distinct buffers may run
    at once. Free *out with tc_ocl_free_source and the same allocator. */
-#define TC_C_DRIVER 1
+#define TC_C_DRIVER_TABLES 1
 #define TC_C_ERR_CHECK 1  /* a run-time check (tc_ir_check) failed, or an access would leave
                              its tensor (the span backstop); nothing written */
 #define TC_C_ERR_GATHER 2 /* a gather index out of range; outputs may be partly written */
@@ -2195,7 +2198,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_emit_def(tc__ocl_emitter *E, int allow_fp64) {
 /* ==== [tc:ocl-c99] The C99 dialect: one function per def (tc_c_emit) ==========
    The same emitter, with E->c99 set: the statements become nested loops in
    one function, the sizes and checks a function of their own, and with
-   TC_C_DRIVER a main() that runs the def on .npy files. */
+   TC_C_DRIVER_TABLES the tables and adapters a driver's main() uses. */
 
 /* Names C99 or the emitted code reserves beyond OpenCL's: library
    functions and objects the emitted file uses, <math.h> (every builtin
@@ -2985,85 +2988,6 @@ TC__OCL_PRIVATE void tc__ocl_c_call_fn(tc__ocl_emitter *E, const char *fn) {
 
 /* -- the driver -------------------------------------------------------- */
 
-static const char tc__ocl_c_npy_text[] =
-    "/* ---- driver: .npy files (C order, little-endian) ---- */\n"
-    "static void *tc_npy_read(const char *path, const char *code, int rank, int64_t *shape,\n"
-    "                         size_t esize, const char **why)\n{\n"
-    "    unsigned char h[12];\n"
-    "    char *hdr = NULL, *p, *e;\n"
-    "    size_t hl, n = 1, len = strlen(code);\n"
-    "    void *data = NULL;\n"
-    "    int k = 0;\n"
-    "    FILE *f = fopen(path, \"rb\");\n"
-    "    *why = \"cannot open it\";\n"
-    "    if (!f) return NULL;\n"
-    "    *why = \"not a .npy file\";\n"
-    "    if (fread(h, 1, 10, f) != 10 || memcmp(h, \"\\x93NUMPY\", 6) != 0) goto done;\n"
-    "    hl = (size_t)h[8] | (size_t)h[9] << 8;\n"
-    "    if (h[6] >= 2) {\n"
-    "        if (fread(h + 10, 1, 2, f) != 2) goto done;\n"
-    "        hl |= (size_t)h[10] << 16 | (size_t)h[11] << 24;\n"
-    "    }\n"
-    "    if (!(hdr = (char *)malloc(hl + 1)) || fread(hdr, 1, hl, f) != hl) goto done;\n"
-    "    hdr[hl] = '\\0';\n"
-    "    *why = \"wrong dtype\";\n"
-    "    if (!(p = strstr(hdr, \"'descr'\")) || !(p = strchr(p + 7, '\\''))) goto done;\n"
-    "    if (!strchr(\"<|=\", p[1]) || strncmp(p + 2, code, len) != 0 || p[2 + len] != '\\'')\n"
-    "        goto done;\n"
-    "    *why = \"Fortran order is not supported\";\n"
-    "    if (strstr(hdr, \"'fortran_order': True\")) goto done;\n"
-    "    *why = \"wrong rank\";\n"
-    "    if (!(p = strstr(hdr, \"'shape'\")) || !(p = strchr(p, '('))) goto done;\n"
-    "    for (p++;; k++) {\n"
-    "        long long v;\n"
-    "        while (*p == ' ' || *p == ',') p++;\n"
-    "        if (*p == ')') break;\n"
-    "        v = strtoll(p, &e, 10);\n"
-    "        if (e == p || v < 0 || k >= rank) goto done;\n"
-    "        shape[k] = v;\n"
-    "        p = e;\n"
-    "        if (v != 0 && n > (SIZE_MAX / esize) / (size_t)v) n = 0, k = rank + 1;\n"
-    "        n *= (size_t)v;\n"
-    "    }\n"
-    "    if (k != rank) goto done;\n"
-    "    *why = \"out of memory\";\n"
-    "    if (!(data = malloc(n * esize + 1))) goto done;\n"
-    "    *why = \"the data is shorter than the shape\";\n"
-    "    if (fread(data, esize, n, f) != n) {\n"
-    "        free(data);\n"
-    "        data = NULL;\n"
-    "    } else *why = NULL;\n"
-    "done:\n"
-    "    free(hdr);\n"
-    "    fclose(f);\n"
-    "    return data;\n}\n"
-    "static int tc_npy_write(const char *dir, const char *name, const char *code, int rank,\n"
-    "                        const int64_t *shape, const void *data, size_t esize)\n{\n"
-    "    char path[4096], hdr[512];\n"
-    "    size_t n = 1, len;\n"
-    "    int k, ok;\n"
-    "    FILE *f;\n"
-    "    snprintf(path, sizeof path, \"%s/%s.npy\", dir, name);\n"
-    "    len = (size_t)snprintf(hdr, sizeof hdr, \"{'descr': '%c%s', 'fortran_order': False, \"\n"
-    "                           \"'shape': (\", esize == 1 ? '|' : '<', code);\n"
-    "    for (k = 0; k < rank; k++, n *= (size_t)shape[k - 1])\n"
-    "        len += (size_t)snprintf(hdr + len, sizeof hdr - len, \"%lld%s\", (long long)shape[k],\n"
-    "                                rank == 1 ? \",\" : k + 1 < rank ? \", \" : \"\");\n"
-    "    len += (size_t)snprintf(hdr + len, sizeof hdr - len, \"), }\");\n"
-    "    while ((10 + len + 1) % 64) hdr[len++] = ' ';\n"
-    "    hdr[len++] = '\\n';\n"
-    "    if (!(f = fopen(path, \"wb\"))) return 0;\n"
-    "    ok = fwrite(\"\\x93NUMPY\\x01\\x00\", 1, 8, f) == 8 && fputc((int)(len & 255), f) != EOF &&\n"
-    "         fputc((int)(len >> 8), f) != EOF && fwrite(hdr, 1, len, f) == len &&\n"
-    "         fwrite(data, esize, n, f) == n;\n"
-    "    return fclose(f) == 0 && ok;\n}\n"
-    "static int tc_fail(const char *what, const char *why)\n{\n"
-    "    fprintf(stderr, \"error: %s: %s\\n\", what, why);\n"
-    "    return 1;\n}\n"
-    "static const char *tc_why(int rc)\n{\n"
-    "    return rc == 1 ? \"a run-time check failed\" : rc == 2 ? \"a gather index is out of range\"\n"
-    "         : rc == 3 ? \"out of memory\" : \"a size overflows or is negative\";\n}\n";
-
 /* static const int name[n][w] = {...} from f(i, k) (-1 past a rank). */
 TC__OCL_PRIVATE void tc__ocl_c_table(tc__ocl_emitter *E, const char *name, int n, int w,
                                      int (*f)(const tc__ocl_emitter *, int, int)) {
@@ -3088,76 +3012,6 @@ TC__OCL_PRIVATE int tc__ocl_c_dim_var(const tc__ocl_emitter *E, int i, int k) {
     x = &E->d->sx[E->d->tensors[i].extent[k]];
     return x->op == TC_SX_VAR ? (int)x->value : -1;
 }
-
-/* The driver's main(), the same for every def: the per-def part is the
-   tables and the two adapters tc__ocl_c_driver writes above it. */
-static const char tc__ocl_c_main_text[] =
-    "/* ./prog NAME=in.npy ... -o OUTDIR: binds the sizes from the inputs' shapes,\n"
-    "   runs the def and writes OUTDIR/<output>.npy; exit status 1 on any error. */\n"
-    "int main(int argc, char **argv)\n{\n"
-    "    const char *path[TC_N_IO + 1] = {0}, *outdir = NULL, *why = NULL;\n"
-    "    void *tc_ptr[TC_N_IO + 1] = {0};\n"
-    "    int64_t shape[TC_N_IO + 1][TC_W] = {{0}}, vars[TC_N_VARS + 1] = {0}, sx[TC_N_SX + 1] = {0};\n"
-    "    int bound[TC_N_VARS + 1] = {0}, i, k, rc;\n"
-    "    char msg[256];\n"
-    "    for (i = 1; i < argc; i++) {\n"
-    "        const char *eq = strchr(argv[i], '=');\n"
-    "        if (strcmp(argv[i], \"-o\") == 0 && i + 1 < argc) {\n"
-    "            outdir = argv[++i];\n"
-    "            continue;\n"
-    "        }\n"
-    "        for (k = 0; eq && k < TC_N_IN; k++)\n"
-    "            if (strlen(tc_name[k]) == (size_t)(eq - argv[i]) &&\n"
-    "                strncmp(argv[i], tc_name[k], strlen(tc_name[k])) == 0)\n"
-    "                break;\n"
-    "        if (!eq || k == TC_N_IN) {\n"
-    "            fprintf(stderr, \"usage: %s NAME=in.npy ... -o OUTDIR (inputs:\", argv[0]);\n"
-    "            for (k = 0; k < TC_N_IN; k++) fprintf(stderr, \" %s\", tc_name[k]);\n"
-    "            fprintf(stderr, \")\\n\");\n"
-    "            return 1;\n"
-    "        }\n"
-    "        path[k] = eq + 1;\n"
-    "    }\n"
-    "    if (!outdir) return tc_fail(\"-o\", \"no output directory given\");\n"
-    "    for (i = 0; i < TC_N_IN; i++) {\n"
-    "        if (!path[i]) return tc_fail(tc_name[i], \"no input given (NAME=in.npy)\");\n"
-    "        tc_ptr[i] = tc_npy_read(path[i], tc_code[i], tc_rank[i], shape[i], tc_esize[i], &why);\n"
-    "        if (!tc_ptr[i]) return tc_fail(path[i], why);\n"
-    "        for (k = 0; k < tc_rank[i]; k++) {\n"
-    "            const int v = tc_dim_var[i][k];\n"
-    "            if (v < 0) continue;\n"
-    "            if (bound[v] && vars[v] != shape[i][k]) {\n"
-    "                snprintf(msg, sizeof msg, \"dimension %d is %lld, but size %s is %lld\", k,\n"
-    "                         (long long)shape[i][k], tc_var_name[v], (long long)vars[v]);\n"
-    "                return tc_fail(tc_name[i], msg);\n"
-    "            }\n"
-    "            vars[v] = shape[i][k];\n"
-    "            bound[v] = 1;\n"
-    "        }\n"
-    "    }\n"
-    "    for (i = 0; i < TC_N_VARS; i++)\n"
-    "        if (!bound[i]) return tc_fail(tc_var_name[i], \"no input's shape gives this size\");\n"
-    "    if ((rc = tc_drv_sizes(tc_ptr, vars, sx)) != 0) return tc_fail(tc_def_name, tc_why(rc));\n"
-    "    for (i = 0; i < TC_N_IO; i++)\n"
-    "        for (k = 0; k < tc_rank[i]; k++)\n"
-    "            if (i >= TC_N_IN) shape[i][k] = sx[tc_dim_sx[i][k]];\n"
-    "            else if (shape[i][k] != sx[tc_dim_sx[i][k]]) {\n"
-    "                snprintf(msg, sizeof msg, \"dimension %d is %lld, expected %lld\", k,\n"
-    "                         (long long)shape[i][k], (long long)sx[tc_dim_sx[i][k]]);\n"
-    "                return tc_fail(tc_name[i], msg);\n"
-    "            }\n"
-    "    for (i = TC_N_IN; i < TC_N_IO; i++) {\n"
-    "        size_t n = 1;\n"
-    "        for (k = 0; k < tc_rank[i]; k++) n *= (size_t)shape[i][k];\n"
-    "        if (!(tc_ptr[i] = calloc(n + 1, tc_esize[i]))) return tc_fail(tc_name[i], \"out of memory\");\n"
-    "    }\n"
-    "    if ((rc = tc_drv_call(tc_ptr, vars)) != 0) return tc_fail(tc_def_name, tc_why(rc));\n"
-    "    for (i = TC_N_IN; i < TC_N_IO; i++)\n"
-    "        if (!tc_npy_write(outdir, tc_name[i], tc_code[i], tc_rank[i], shape[i], tc_ptr[i],\n"
-    "                          tc_esize[i]))\n"
-    "            return tc_fail(tc_name[i], \"cannot write OUTDIR/NAME.npy (OUTDIR must exist)\");\n"
-    "    for (i = 0; i < TC_N_IO; i++) free(tc_ptr[i]);\n"
-    "    return 0;\n}\n";
 
 /* static const T name[] = {v0, v1, ...} over the inputs and outputs:
    what(E, i, buf) writes entry i. */
@@ -3191,9 +3045,12 @@ TC__OCL_PRIVATE void tc__ocl_c_var_of(const tc__ocl_emitter *E, int i, tc__ocl_s
     tc__ocl_printf(t, "\"%s\"", E->d->sizevars[i]);
 }
 
-/* main(): ./prog NAME=in.npy ... -o OUTDIR. The tables of the def's
-   inputs and outputs, adapters to its sizes function and entry, then the
-   fixed text of main. */
+/* What a driver's main() needs of the def: the tables of its inputs and
+   outputs (names, npy codes, element sizes, ranks, the size variables and
+   the sx index of every extent) and adapters to its sizes function and
+   entry, tc_drv_sizes(p, v, sx) and tc_drv_call(p, v). The main itself,
+   with its file I/O and messages, is the caller's (the CLI's: tools/
+   c_driver.h): the library prints nothing, not even in text it emits. */
 TC__OCL_PRIVATE void tc__ocl_c_driver(tc__ocl_emitter *E, const char *fn) {
     const tc_ir_def *d = E->d;
     int i, n_in = d->n_inputs, n_io = d->n_inputs + d->n_outputs, w = 1;
@@ -3206,7 +3063,6 @@ TC__OCL_PRIVATE void tc__ocl_c_driver(tc__ocl_emitter *E, const char *fn) {
                        tc__ocl_storage(1, d->tensors[i].dtype), i);
     for (i = 0; !E->baked && i < d->n_sizevars; i++)
         tc__ocl_printf(&args, "%sv[%d]", args.len ? ", " : "", i);
-    tc__ocl_puts(E->out, tc__ocl_c_npy_text);
     tc__ocl_line(E, "");
     tc__ocl_line(E, "/* the driver's view of %s: inputs then outputs */", d->name);
     tc__ocl_line(E, "enum { TC_N_IN = %d, TC_N_IO = %d, TC_N_VARS = %d, TC_N_SX = %d, TC_W = %d };",
@@ -3228,7 +3084,6 @@ TC__OCL_PRIVATE void tc__ocl_c_driver(tc__ocl_emitter *E, const char *fn) {
     tc__ocl_line(E, "}");
     tc__ocl_line(E, "static int tc_drv_call(void *const *p, const int64_t *v) { return %s_call(p, v); }",
                  fn);
-    tc__ocl_puts(E->out, tc__ocl_c_main_text);
     tc__ocl_str_free(&args);
 }
 
@@ -3261,7 +3116,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_c_emit_def(tc__ocl_emitter *E) {
     tc__ocl_c_sizes_fn(E, fn);
     tc__ocl_c_function(E, fn, gathers);
     tc__ocl_c_call_fn(E, fn);
-    if (E->c_flags & TC_C_DRIVER) tc__ocl_c_driver(E, fn);
+    if (E->c_flags & TC_C_DRIVER_TABLES) tc__ocl_c_driver(E, fn);
     if (code.oom) out->oom = 1;
     E->out = out;
     tc__ocl_line(E, "/* C99 for TC def %s (line %d), generated by tc_opencl.h (tc_c_emit).", d->name,
@@ -3274,9 +3129,7 @@ TC__OCL_PRIVATE tc_status tc__ocl_c_emit_def(tc__ocl_emitter *E) {
     tc__ocl_line(E, "#include <math.h>");
     tc__ocl_line(E, "#include <stdbool.h>");
     tc__ocl_line(E, "#include <stdint.h>");
-    if (E->c_flags & TC_C_DRIVER) tc__ocl_line(E, "#include <stdio.h>");
     tc__ocl_line(E, "#include <stdlib.h>");
-    if (E->c_flags & TC_C_DRIVER) tc__ocl_line(E, "#include <string.h>");
     tc__ocl_line(E, "");
     tc__ocl_line(E, "#ifndef TC_C_INLINE /* helpers: unused ones are no warning */");
     tc__ocl_line(E, "#if defined(__GNUC__) || defined(__clang__)");
@@ -3304,7 +3157,7 @@ TC_OCL_API tc_status tc_c_emit(const tc_ir_def *d, const int64_t *sx_values, int
     if (!out) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_c_emit: out is NULL");
     *out = NULL;
     if (!d) return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_c_emit: no def");
-    if (flags & ~TC_C_DRIVER)
+    if (flags & ~TC_C_DRIVER_TABLES)
         return tc__ocl_error(err, TC_ERR_INVALID_ARGUMENT, "tc_c_emit: unknown flags 0x%x",
                              (unsigned)flags);
     st = tc__ocl_validate(d, err);

@@ -30,6 +30,7 @@
 #include "ref_eval.h"
 #include "kernel_cases.h"
 #include "fail_alloc.h"
+#include "tools/c_driver.h"
 #include <dirent.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -396,6 +397,14 @@ static void test_cases(const char *dir) {
     for (i = 0; i < 2 && lib[i]; i++) dlclose(lib[i]);
 }
 
+/* text (emitted with TC_C_DRIVER_TABLES) and the CLI's main after it, as
+   `tc c --driver` writes them. */
+static void ce_put_driven(FILE *f, const char *text) {
+    fputs(text, f);
+    fputs(tc_c_driver_io_text, f);
+    fputs(tc_c_driver_main_text, f);
+}
+
 /* A def compiled alone into dir/name.so, its _call symbol. */
 static ce_call_fn ce_build_one(const char *dir, const char *src, const int64_t *sx,
                                const char *name, void **lib) {
@@ -406,12 +415,12 @@ static ce_call_fn ce_build_one(const char *dir, const char *src, const int64_t *
     FILE *f;
     *lib = NULL;
     if (!p) return NULL;
-    CHECK(tc_c_emit(tc_program_ir(p, tc_program_find(p, NULL)), sx, TC_C_DRIVER, NULL, &text,
+    CHECK(tc_c_emit(tc_program_ir(p, tc_program_find(p, NULL)), sx, TC_C_DRIVER_TABLES, NULL, &text,
                     &err) == TC_OK);
     snprintf(path, sizeof path, "%s/%s.c", dir, name);
     snprintf(so, sizeof so, "%s/%s.so", dir, name);
     f = fopen(path, "wb");
-    if (f && text) fputs(text, f);
+    if (f && text) ce_put_driven(f, text);
     if (f) fclose(f);
     tc_ocl_free_source(text, NULL);
     snprintf(cmd, sizeof cmd,
@@ -441,9 +450,10 @@ static void ce_build_o3(const char *dir, const char *name, const char *const *sr
         char *text = NULL;
         tc_error err;
         if (!p) continue;
-        CHECK(tc_c_emit(tc_program_ir(p, 0), NULL, i == 0 ? TC_C_DRIVER : 0, NULL, &text,
+        CHECK(tc_c_emit(tc_program_ir(p, 0), NULL, i == 0 ? TC_C_DRIVER_TABLES : 0, NULL, &text,
                         &err) == TC_OK);
-        if (text) fputs(text, f);
+        if (text && i == 0) ce_put_driven(f, text);
+        else if (text) fputs(text, f);
         tc_ocl_free_source(text, NULL);
         tc_program_free(p);
     }
@@ -787,10 +797,12 @@ static void test_api(void) {
     CHECK(tc_c_emit(d, NULL, 0, NULL, NULL, &err) == TC_ERR_INVALID_ARGUMENT);
     CHECK(tc_c_emit(NULL, NULL, 0, NULL, &text, &err) == TC_ERR_INVALID_ARGUMENT && !text);
     CHECK(tc_c_emit(d, NULL, 4, NULL, &text, &err) == TC_ERR_INVALID_ARGUMENT && !text);
-    CHECK(tc_c_emit(d, NULL, TC_C_DRIVER, NULL, &text, NULL) == TC_OK && text);
+    CHECK(tc_c_emit(d, NULL, TC_C_DRIVER_TABLES, NULL, &text, NULL) == TC_OK && text);
     CHECK(text && strstr(text, "int softmax(const float *restrict X, float *restrict mx"));
     CHECK(text && strstr(text, "int softmax_call(void *const *tensors, const int64_t *sizevars)"));
-    CHECK(text && strstr(text, "int main(int argc, char **argv)"));
+    CHECK(text && strstr(text, "static int tc_drv_call(void *const *p, const int64_t *v)"));
+    /* the library emits no main and nothing that prints: that is the CLI's */
+    CHECK(text && !strstr(text, "main(") && !strstr(text, "printf") && !strstr(text, "stdio"));
     tc_ocl_free_source(text, NULL);
     text = NULL;
     CHECK(tc_c_emit(d, NULL, 0, NULL, &text, NULL) == TC_OK && text && !strstr(text, "main("));
@@ -803,7 +815,7 @@ static void test_api(void) {
         fs.fail_at = steps + 1;
         a = fa_allocator(&fs);
         text = NULL;
-        st = tc_c_emit(d, NULL, TC_C_DRIVER, &a, &text, &err);
+        st = tc_c_emit(d, NULL, TC_C_DRIVER_TABLES, &a, &text, &err);
         if (st == TC_OK) {
             tc_ocl_free_source(text, &a);
             ok &= fs.live == 0;

@@ -31,6 +31,9 @@
 #include "tc_opencl.h"
 #endif
 #include "tools/npy.h"
+#if defined(TC_CLI_HAVE_OPENCL_H)
+#include "tools/c_driver.h"
+#endif
 
 #include <ctype.h>
 #include <errno.h>
@@ -990,13 +993,15 @@ static int print_c(cli *c, const tc_ir_def *d, const int64_t *sx) {
     tc_error err;
     FILE *f = stdout;
     int rc = 0;
-    if (tc_c_emit(d, sx, c->driver ? TC_C_DRIVER : 0, NULL, &text, &err) != TC_OK) {
+    if (tc_c_emit(d, sx, c->driver ? TC_C_DRIVER_TABLES : 0, NULL, &text, &err) != TC_OK) {
         print_error(&err, c->file, c->src);
         return EXIT_INPUT;
     }
     if (c->out_file && !(f = fopen(c->out_file, "wb")))
         rc = input_error(c->out_file, strerror(errno));
-    if (!rc && (fputs(text, f) == EOF || (c->out_file && fclose(f) != 0)))
+    if (!rc && (fputs(text, f) == EOF ||
+                (c->driver && (fputs(tc_c_driver_io_text, f) == EOF || fputs(tc_c_driver_main_text, f) == EOF)) ||
+                (c->out_file && fclose(f) != 0)))
         rc = input_error(c->out_file ? c->out_file : "stdout", "write failed");
     tc_ocl_free_source(text, NULL);
     return rc;
