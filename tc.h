@@ -7134,7 +7134,7 @@ TC__PRIVATE void tc__math_block_f32(tc_builtin b, float *dst, const float *a0, c
 
    exp: x = k ln2 + r, |r| <= 0.347 (ln2 in two parts, the high one with
    32 trailing zero bits: k * hi is exact), e^r - 1 by its Taylor series
-   to r^13 (the first term left out is below 2^-60 of the result), then
+   (tc__math_expm1_taylor_d), then
    2^k as two normal power-of-two factors (p * 2^k1 exact, one rounding
    after: subnormal results round once). x is clamped to [-746, 710]
    (e^-746 rounds to 0, e^710 to inf); nan passes the clamp. */
@@ -7143,25 +7143,11 @@ TC__MATH_INLINE double tc__math_clampd(double x, double lo, double hi) {
     uint64_t b = tc__math_selu64(x > hi, tc__math_d2u(hi), tc__math_d2u(x));
     return tc__math_u2d(tc__math_selu64(x < lo, tc__math_d2u(lo), b));
 }
-/* e^r - 1 by Taylor: r + r^2 (1/2! + r (1/3! + ... )), Horner, the
-   coefficients 1/n! rounded to double. To r^13 for |r| <= 0.35 (exp), to
-   r^18 for r < 1.1 (tanh). */
-TC__MATH_INLINE double tc__math_expm1_taylor13_d(double r) {
-    double c = 1.6059043836821613e-10; /* 1/13! */
-    c = TC__MATH_FMA(c, r, 2.08767569878681e-09);
-    c = TC__MATH_FMA(c, r, 2.505210838544172e-08);
-    c = TC__MATH_FMA(c, r, 2.755731922398589e-07);
-    c = TC__MATH_FMA(c, r, 2.7557319223985893e-06);
-    c = TC__MATH_FMA(c, r, 2.48015873015873e-05);
-    c = TC__MATH_FMA(c, r, 0.0001984126984126984);
-    c = TC__MATH_FMA(c, r, 0.001388888888888889);
-    c = TC__MATH_FMA(c, r, 0.008333333333333333);
-    c = TC__MATH_FMA(c, r, 0.041666666666666664);
-    c = TC__MATH_FMA(c, r, 0.16666666666666666);
-    c = TC__MATH_FMA(c, r, 0.5);
-    return TC__MATH_FMA(r * r, c, r);
-}
-TC__MATH_INLINE double tc__math_expm1_taylor18_d(double r) {
+/* e^r - 1 by its Taylor series to r^18: r + r^2 (1/2! + r (1/3! + ...)),
+   Horner, the coefficients 1/n! rounded to double. For r < 1.1 (tanh) the
+   first term left out is below 2^-54 of the result; for exp's |r| <= 0.35
+   the terms past r^13 are below its rounding, but one series serves both. */
+TC__MATH_INLINE double tc__math_expm1_taylor_d(double r) {
     double c = 1.5619206968586225e-16; /* 1/18! */
     c = TC__MATH_FMA(c, r, 2.8114572543455206e-15);
     c = TC__MATH_FMA(c, r, 4.779477332387385e-14);
@@ -7186,13 +7172,12 @@ TC__MATH_INLINE double tc__math_exp_lane_d(double x) {
     double t = xc * 1.4426950408889634 + TC__MATH_SHIFTER_D, kf = t - TC__MATH_SHIFTER_D;
     double r = (xc - kf * 6.93147180369123816490e-01) - kf * 1.90821492927058770002e-10;
     uint64_t kb = tc__math_d2u(t) - tc__math_d2u(TC__MATH_SHIFTER_D) + 2048u, k1b = kb >> 1;
-    double p = 1.0 + tc__math_expm1_taylor13_d(r);
+    double p = 1.0 + tc__math_expm1_taylor_d(r);
     return p * tc__math_u2d((k1b - 1u) << 52) * tc__math_u2d((kb - k1b - 1u) << 52);
 }
 /* tanh(x) = sign(x) tanh(a), a = |x| clamped to 20 (tanh rounds to 1
    from 19.1), y = 2a: below a = 0.55, e / (e + 2) with e = e^y - 1 by
-   its Taylor series to y^18 (the first term left out is below 2^-54 of
-   the result), the quotient corrected once for the rounding of e + 2
+   its Taylor series (tc__math_expm1_taylor_d), the quotient corrected once for the rounding of e + 2
    (its residual by fma); above, 1 - 2 / (e^y + 1), where 2 / (e^y + 1) <= 0.5 so
    the subtraction adds at most one rounding. Signed zeros and nan pass
    through. */
@@ -7200,7 +7185,7 @@ TC__MATH_INLINE double tc__math_tanh_lane_d(double x) {
     uint64_t sign = tc__math_d2u(x) & 0x8000000000000000u;
     double a = tc__math_u2d(tc__math_d2u(x) & 0x7fffffffffffffffu);
     double y = 2.0 * tc__math_clampd(a, 0.0, 20.0);
-    double big = 1.0 - 2.0 / (tc__math_exp_lane_d(y) + 1.0), e = tc__math_expm1_taylor18_d(y);
+    double big = 1.0 - 2.0 / (tc__math_exp_lane_d(y) + 1.0), e = tc__math_expm1_taylor_d(y);
     double d = e + 2.0, dlo = e - (d - 2.0), q = e / d; /* d + dlo = e + 2 exactly (e <= 2) */
     double small = q + (TC__MATH_FMA(-q, d, e) - q * dlo) / d; /* the rounding of e + 2 undone */
     double t = tc__math_u2d(tc__math_selu64(y < 1.1, tc__math_d2u(small), tc__math_d2u(big)));
@@ -11795,14 +11780,10 @@ TC__PRIVATE int tc__vm_check_lanes(tc__vm_run *R, int slot, const uint8_t *m, in
    a masked read may load all lanes and clear the off ones rather than
    gather lane by lane. Lanes run over merged loops (tc__vm_plan_coalesce),
    so the bound is on the offset, not on each index. */
+TC__PRIVATE void tc__vm_reach(const tc_plan *P, int t, int64_t *below, int64_t *above);
 TC__PRIVATE int tc__vm_lanes_in_span(const tc__vm_run *R, int tn, int64_t off, int64_t ls, int n) {
-    int64_t below = 0, above = 0, last = off + ls * (n - 1);
-    int d;
-    for (d = 0; d < R->P->ir->tensors[tn].rank; d++) {
-        int64_t reach = R->P->ts[tn][d] * (R->P->ext[tn][d] - 1);
-        if (reach < 0) below += reach;
-        else above += reach;
-    }
+    int64_t below, above, last = off + ls * (n - 1);
+    tc__vm_reach(R->P, tn, &below, &above);
     return R->P->numel[tn] > 0 && off >= below && off <= above && last >= below && last <= above;
 }
 
@@ -13250,28 +13231,20 @@ TC__PRIVATE void tc__vm_plan_tile(const tc_plan *P, tc__vm_splan *sp) {
    through the block (tc__vm_rplan.period); one the same along each row
    (cv(i) with lanes along j) gives each row's lanes its value
    (row_const: then not one lane for the block, tc__vm_one_lane). */
-TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int lane, int row) {
-    const tc__vm_stmt *vs = sp->vs;
-    int rank = P->ir->tensors[sp->wt].rank, k;
-    int64_t ext;
-    if (row < 0 || lane < 0 || lane >= rank || row >= rank || tc__vm_stmt_reads(vs, sp->wt)) return 0;
-    ext = tc__vm_extent(sp, lane);
-    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][lane] ||
-        !tc__vm_only_affine(sp))
-        return 0;
-    for (k = 0; k < vs->n_reads; k++)
-        if (sp->reads[k].lstride[row] != ext * sp->reads[k].lstride[lane] && sp->reads[k].lstride[row] != 0 &&
-            sp->reads[k].lstride[lane] != 0)
-            return 0;
-    return ext;
+/* Every read steps from row to row by a whole row of ext lanes, or is the
+   same in every row, or along each row. */
+TC__PRIVATE int tc__vm_reads_fold(const tc__vm_splan *sp, int lane, int row, int64_t ext) {
+    int k;
+    for (k = 0; k < sp->vs->n_reads; k++) {
+        const int64_t *ls = sp->reads[k].lstride;
+        if (ls[row] != ext * ls[lane] && ls[row] != 0 && ls[lane] != 0) return 0;
+    }
+    return 1;
 }
-TC__PRIVATE int64_t tc__vm_fold_lanes(const tc_plan *P, const tc__vm_splan *sp) {
-    return sp->lane_red ? 0 : tc__vm_fold_at(P, sp, sp->lane, tc__vm_row_loop(sp));
-}
-TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
-    int row = tc__vm_row_loop(sp), k;
-    int64_t ext;
-    if (!tc__vm_rows_free(sp) || sp->tile || sp->n_segs > 1 || !(ext = tc__vm_fold_lanes(P, sp))) return;
+/* Folds rows of ext lanes into blocks: the reads the same in every row
+   repeat it (period), those the same along a row take its value (row_const). */
+TC__PRIVATE void tc__vm_fold_rows(tc__vm_splan *sp, int row, int64_t ext) {
+    int k;
     for (k = 0; k < sp->vs->n_reads; k++) {
         if (sp->reads[k].lstride[row] == 0 && sp->reads[k].lstride[sp->lane] != 0)
             sp->reads[k].period = (int)ext;
@@ -13279,6 +13252,25 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
             sp->reads[k].row_const = (int)ext;
     }
     sp->fold = (int)(TC_BLOCK / ext);
+}
+TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int lane, int row) {
+    const tc__vm_stmt *vs = sp->vs;
+    int rank = P->ir->tensors[sp->wt].rank;
+    int64_t ext;
+    if (row < 0 || lane < 0 || lane >= rank || row >= rank || tc__vm_stmt_reads(vs, sp->wt)) return 0;
+    ext = tc__vm_extent(sp, lane);
+    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][lane] ||
+        !tc__vm_only_affine(sp))
+        return 0;
+    return tc__vm_reads_fold(sp, lane, row, ext) ? ext : 0;
+}
+TC__PRIVATE int64_t tc__vm_fold_lanes(const tc_plan *P, const tc__vm_splan *sp) {
+    return sp->lane_red ? 0 : tc__vm_fold_at(P, sp, sp->lane, tc__vm_row_loop(sp));
+}
+TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
+    int64_t ext;
+    if (!tc__vm_rows_free(sp) || sp->tile || sp->n_segs > 1 || !(ext = tc__vm_fold_lanes(P, sp))) return;
+    tc__vm_fold_rows(sp, tc__vm_row_loop(sp), ext);
 }
 
 /* A reduction along short rows (O(i,j) max=! X(i,j,k), k the lanes, fewer
@@ -13287,28 +13279,19 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
    and each row's lanes are then reduced on their own, in the order of
    tc__vm_lane_reduce (the same partials and fold; a row's value does not
    depend on the rows it shares a block with). Only where the lane loop
-   is the one reduction loop (sp->red, the others, is empty), and for the conditions of tc__vm_plan_fold
-   otherwise (the rows free to run in any order, only affine reads). */
+   is the one reduction loop (sp->red, the others, is empty), and for the
+   conditions of tc__vm_plan_fold otherwise (the rows free to run in any
+   order, only affine reads). */
 TC__PRIVATE void tc__vm_plan_fold_red(tc__vm_splan *sp) {
-    int row = tc__vm_row_loop(sp), k;
+    int row = tc__vm_row_loop(sp);
     int64_t ext;
     if (!sp->lane_red || sp->n_red != 0 || row < 0 || sp->ew || sp->wred ||
         sp->ct || sp->mk || sp->tile || sp->n_segs > 1 || tc__vm_stmt_reads(sp->vs, sp->wt) ||
         !tc__vm_only_affine(sp))
         return;
     ext = tc__vm_extent(sp, sp->lane);
-    if (ext < 1 || ext > TC_BLOCK / 2) return;
-    for (k = 0; k < sp->vs->n_reads; k++) {
-        const int64_t *ls = sp->reads[k].lstride;
-        if (ls[row] != ext * ls[sp->lane] && ls[row] != 0 && ls[sp->lane] != 0) return;
-    }
-    for (k = 0; k < sp->vs->n_reads; k++) {
-        if (sp->reads[k].lstride[row] == 0 && sp->reads[k].lstride[sp->lane] != 0)
-            sp->reads[k].period = (int)ext;
-        if (sp->reads[k].lstride[row] != 0 && sp->reads[k].lstride[sp->lane] == 0)
-            sp->reads[k].row_const = (int)ext;
-    }
-    sp->fold = (int)(TC_BLOCK / ext);
+    if (ext >= 1 && ext <= TC_BLOCK / 2 && tc__vm_reads_fold(sp, sp->lane, row, ext))
+        tc__vm_fold_rows(sp, row, ext);
 }
 
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
@@ -14459,6 +14442,15 @@ TC__PRIVATE int tc__vm_tiled_items(tc__vm_run *R, int64_t first, int64_t last) {
     return 1;
 }
 
+/* The rows after idx[row] that a folded block takes with it: to the end
+   of the row loop, of the items, or of the block. */
+TC__PRIVATE int64_t tc__vm_fold_more(const tc__vm_splan *sp, const int64_t *idx, int64_t it, int64_t last) {
+    int row = tc__vm_row_loop(sp);
+    int64_t more = sp->hi[row] - 1 - idx[row];
+    if (more > last - 1 - it) more = last - 1 - it;
+    return more < sp->fold - 1 ? more : sp->fold - 1;
+}
+
 /* Rows [idx[row], + more] of a reduction along short rows
    (tc__vm_plan_fold_red) as one run of lanes, then each row's lanes
    reduced and stored; *it advances past the rows done, idx[row] is left
@@ -14472,9 +14464,7 @@ TC__PRIVATE int tc__vm_fold_red_rows(tc__vm_run *R, int64_t *it, int64_t last) {
     void *acc = TC__VM_REG(R->T, vs->n_regs);
     const unsigned char *v;
     unsigned char id[8];
-    more = sp->hi[row] - 1 - idx[row];
-    if (more > last - 1 - *it) more = last - 1 - *it;
-    if (more > sp->fold - 1) more = sp->fold - 1;
+    more = tc__vm_fold_more(sp, idx, *it, last);
     idx[sp->lane] = sp->lo[sp->lane];
     if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
     v = (const unsigned char *)R->T->rp[vs->value];
@@ -14530,9 +14520,7 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
             }
             if (sp->fold && !R->check) { /* rows [idx[row], + more] as one run of lanes */
                 int row = tc__vm_row_loop(sp);
-                int64_t more = sp->hi[row] - 1 - idx[row];
-                if (more > last - 1 - it) more = last - 1 - it;
-                if (more > sp->fold - 1) more = sp->fold - 1;
+                int64_t more = tc__vm_fold_more(sp, idx, it, last);
                 if (!tc__vm_block(R, n * (int)(more + 1))) return 0;
                 idx[row] += more;
                 it += more;
@@ -16215,16 +16203,22 @@ TC__PRIVATE tc_status tc__vm_check_outputs(const tc_plan *P, const tc_tensor *ou
 
 /* The bytes tensor t (planned extents and strides) spans from data:
    [*lo, *hi), or 0 when it has no element. */
+/* The element offsets from its first element that tensor t reaches:
+   [*below, *above] (fits: tc__vm_check_strides). */
+TC__PRIVATE void tc__vm_reach(const tc_plan *P, int t, int64_t *below, int64_t *above) {
+    int d;
+    *below = *above = 0;
+    for (d = 0; d < P->ir->tensors[t].rank; d++) {
+        int64_t reach = P->ts[t][d] * (P->ext[t][d] - 1);
+        if (reach < 0) *below += reach;
+        else *above += reach;
+    }
+}
 TC__PRIVATE int tc__vm_span(const tc_plan *P, int t, const void *data, uintptr_t *lo,
                             uintptr_t *hi) {
-    int64_t below = 0, above = 0, esz = (int64_t)tc_dtype_size(P->ir->tensors[t].dtype);
-    int d;
+    int64_t below, above, esz = (int64_t)tc_dtype_size(P->ir->tensors[t].dtype);
     if (!data || P->numel[t] == 0) return 0;
-    for (d = 0; d < P->ir->tensors[t].rank; d++) { /* fits: tc__vm_check_strides */
-        int64_t reach = P->ts[t][d] * (P->ext[t][d] - 1);
-        if (reach < 0) below += reach;
-        else above += reach;
-    }
+    tc__vm_reach(P, t, &below, &above);
     *lo = (uintptr_t)data - (uintptr_t)(-below * esz);
     *hi = (uintptr_t)data + (uintptr_t)((above + 1) * esz);
     return 1;
