@@ -1137,6 +1137,14 @@ static void rb_measure(rb_state *S, rrun *x) {
 }
 
 /* ==== The C side: emission, one compilation, dlopen ======================== */
+/* The objects stay mapped after dlclose: they link libgomp, whose idle
+   worker threads would otherwise run on into unmapped code once the last
+   object that needs it is closed (a crash at exit, now and then). */
+#if defined(RTLD_NODELETE)
+#define RB_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
+#else
+#define RB_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#endif
 
 static int rb_run_cmd(const char *cmd, char *log, size_t cap) {
     FILE *p = popen(cmd, "r");
@@ -1263,7 +1271,7 @@ static void rb_build_c(rb_state *S, rrun *runs, int n, const char *dir, void **h
     if (rc == 0) {
         char path[600];
         snprintf(path, sizeof path, "%s/all.so", dir);
-        handles[0] = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        handles[0] = dlopen(path, RB_DLOPEN_FLAGS);
         if (handles[0]) *n_handles = 1;
         else snprintf(S->c_err, sizeof S->c_err, "dlopen: %s", dlerror());
     }
@@ -1282,7 +1290,7 @@ static void rb_build_c(rb_state *S, rrun *runs, int n, const char *dir, void **h
                 continue;
             }
             snprintf(path, sizeof path, "%s/%s.so", dir, x->d.name);
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            h = dlopen(path, RB_DLOPEN_FLAGS);
             if (!h) {
                 snprintf(x->cerr, sizeof x->cerr, "dlopen: %s", dlerror());
                 continue;
