@@ -11531,6 +11531,8 @@ typedef struct tc__vm_rplan { /* a read slot, for concrete sizes */
     int copy;           /* an input a run in place writes over (tc__vm_inplace_kind): each
                            block is copied into its register, never read through a pointer
                            into the tensor, so no kernel's output is also its source */
+    int pslot;          /* a periodic read of an input: its per-thread buffer
+                           (tc__vm_thread.pbuf), or -1 */
 } tc__vm_rplan;
 
 /* The call a row of a statement of a row group run row by row makes
@@ -11676,6 +11678,9 @@ typedef struct tc__vm_thread {
     const unsigned char **rowp; /* per instruction, a load of the element-wise path: its
                                    row's first element */
     struct tc__vm_regfile *own; /* a row group run row by row: per statement, its own */
+    unsigned char *pbuf; /* per periodic read slot (tc__vm_rplan.pslot), TC_BLOCK * 8 bytes: */
+    int64_t *pkey;       /* ... the element offset its lanes were filled from, */
+    int *pn;             /* ... and how many lanes (0: none yet in this job) */
     tc_error err;
 } tc__vm_thread;
 
@@ -11706,6 +11711,7 @@ struct tc_plan {
     int *group_end;                  /* per statement: end of the row group it starts */
     int64_t *group_chunks;
     unsigned char *discard;          /* per output: not wanted (a temporary) */
+    int n_pslots;                    /* periodic reads of inputs (tc__vm_rplan.pslot) */
     int *stage_group;                /* per tensor: the row group whose chunks hold its rows
                                         per thread (tc__vm_plan_staging), or -1 */
     int64_t *stage_bytes;            /* per tensor: the bytes of one chunk's rows */
@@ -11835,6 +11841,16 @@ TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *
             tc__k_load(rp->st, (unsigned char *)d + (size_t)i * esz,
                        base + (off + rs * (i / p)) * (int64_t)tc_dtype_size(rp->st), 0, n - i < p ? n - i : p);
         return 1;
+    }
+    if (rp->pslot >= 0 && d != R->T->direct) { /* the same lanes every block: filled once a job */
+        tc__vm_thread *T = R->T;
+        unsigned char *buf = T->pbuf + (size_t)rp->pslot * (TC_BLOCK * 8);
+        T->rp[in->a] = buf;
+        if (T->pn[rp->pslot] >= n && T->pkey[rp->pslot] == off) return 1;
+        d = buf;
+        n = TC_BLOCK;
+        T->pkey[rp->pslot] = off;
+        T->pn[rp->pslot] = n;
     }
     tc__k_load(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), ls, p);
     for (i = p; i < n; i += i < n - i ? i : n - i) /* doubling: the lanes so far, again */
@@ -15549,11 +15565,30 @@ TC__PRIVATE tc_status tc__vm_plan_own_regs(tc_plan *P, tc__vm_thread *T) {
    in most. */
 #define TC__VM_THREAD_GAP 128
 
+/* A periodic read (tc__vm_plan_fold) of an input, not copied (a run in
+   place writes over it), has the same lanes in every block at the same
+   offset: each thread fills them into a buffer of its own once a job
+   (tc__vm_load_periodic) and points the register at it, rather than
+   repeating the row through every block. An input: nothing the job
+   writes changes it. */
+TC__PRIVATE void tc__vm_plan_pslots(tc_plan *P) {
+    int s, k;
+    P->n_pslots = 0;
+    for (s = 0; s < P->vm->n_stmts; s++)
+        for (k = 0; k < P->vm->stmts[s].n_reads; k++) {
+            tc__vm_rplan *rp = &P->stmts[s].reads[k];
+            rp->pslot = -1;
+            if (rp->period && !rp->copy && P->ir->tensors[rp->tensor].kind == TC_TENSOR_INPUT)
+                rp->pslot = P->n_pslots++;
+        }
+}
+
 TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8;
     int i, max_ins = 0;
     for (i = 0; i < P->vm->n_stmts; i++)
         if (P->vm->stmts[i].n_ins > max_ins) max_ins = P->vm->stmts[i].n_ins;
+    tc__vm_plan_pslots(P);
     P->n_threads = n;
     P->threads = (tc__vm_thread *)tc__plan_alloc(P, (size_t)n, sizeof(tc__vm_thread));
     P->claim = (uint64_t *)(void *)tc__plan_alloc_lines(P, (size_t)n * 64);
@@ -15576,7 +15611,10 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         P->threads[i].rowp = (const unsigned char **)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(void *));
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
         P->threads[i].regs = tc__plan_alloc_lines(P, regsz);
-        if (!P->threads[i].regs || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
+        P->threads[i].pbuf = tc__plan_alloc_lines(P, (size_t)P->n_pslots * (TC_BLOCK * 8));
+        P->threads[i].pkey = (int64_t *)tc__plan_alloc(P, (size_t)P->n_pslots + 1, sizeof(int64_t));
+        P->threads[i].pn = (int *)tc__plan_alloc(P, (size_t)P->n_pslots + 1, sizeof(int));
+        if (!P->threads[i].regs || !P->threads[i].pbuf || !P->threads[i].pkey || !P->threads[i].pn || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
             !P->threads[i].uni || !P->threads[i].rowp || tc__vm_plan_own_regs(P, &P->threads[i]) != TC_OK ||
             !tc__plan_alloc_lines(P, TC__VM_THREAD_GAP))
             return TC_ERR_OUT_OF_MEMORY;
@@ -16026,6 +16064,7 @@ TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     R.sp = J->sp;
     R.T = &J->P->threads[tid];
     R.T->ct_kept = -1; /* a new job: new panels (another statement, or new inputs) */
+    if (J->P->n_pslots) memset(R.T->pn, 0, sizeof(int) * (size_t)J->P->n_pslots); /* and new inputs */
     R.check = J->check;
     R.next_row = 0;
     R.by_row = 0;

@@ -316,6 +316,51 @@ static void ref_row_col(float *const *in, float *out) { /* X(i,j) * cv(i) + rv(j
         for (j = 0; j < 13; j++) out[i * 13 + j] = in[0][i * 13 + j] * in[1][i] + in[2][j];
 }
 
+/* A plan run twice, the per-column operands changed in place between the
+   runs: a folded statement's periodic reads are filled once a run per
+   thread (tc__vm_load_periodic), never kept from the run before. */
+static void test_periodic_rerun(void) {
+    tc_program *p = ex_compile(
+        "def f(float(B,N,C) X, float(C) sc, float(C) of) -> (O) { O(b,i,c) = X(b,i,c) * sc(c) + of(c) }");
+    static float x[3 * 1001 * 3], o[3 * 1001 * 3];
+    float sc[3], of[3];
+    tc_tensor t[4];
+    tc_run_desc rd;
+    tc_plan *plan = NULL;
+    tc_error err;
+    int e, run, k;
+    if (!p) return;
+    for (e = 0; e < 3 * 1001 * 3; e++) x[e] = (float)(e % 97) * 0.25f;
+    memset(t, 0, sizeof t);
+    t[0].dtype = TC_FLOAT32, t[0].rank = 3, t[0].shape[0] = 3, t[0].shape[1] = 1001, t[0].shape[2] = 3;
+    t[0].data = x;
+    t[1].dtype = TC_FLOAT32, t[1].rank = 1, t[1].shape[0] = 3, t[1].data = sc;
+    t[2].dtype = TC_FLOAT32, t[2].rank = 1, t[2].shape[0] = 3, t[2].data = of;
+    t[3] = t[0];
+    t[3].data = o;
+    for (k = 0; k < 3; k++) {
+        memset(&rd, 0, sizeof rd);
+        rd.inputs = t;
+        rd.n_inputs = 3;
+        rd.outputs = &t[3];
+        rd.n_outputs = 1;
+        rd.pool = ex_pools[k];
+        CHECKF(tc_plan_create(p, &rd, &plan, &err) == TC_OK, "%s", err.msg);
+        for (run = 0; run < 2 && plan; run++) {
+            int bad = -1;
+            for (e = 0; e < 3; e++) sc[e] = (float)(run * 3 + e + 1), of[e] = (float)(run - e);
+            CHECKF(tc_plan_run(plan, &rd, &err) == TC_OK, "%s", err.msg);
+            for (e = 0; e < 3 * 1001 * 3 && bad < 0; e++)
+                if (o[e] != x[e] * sc[e % 3] + of[e % 3]) bad = e;
+            CHECKF(bad < 0, "%d threads, run %d: element %d is %g", ex_threads[k], run, bad,
+                   bad < 0 ? 0.0 : (double)o[bad]);
+        }
+        tc_plan_free(plan);
+        plan = NULL;
+    }
+    tc_program_free(p);
+}
+
 static void test_results(void) {
     static const ex_in n3[1] = {{2, {1001, 3}, NULL, 0}};
     static const ex_in n3s[2] = {{2, {1001, 3}, NULL, 0}, {0, {0}, NULL, 0}};
@@ -477,6 +522,7 @@ int main(void) {
     RUN(test_pinned);
     RUN(test_gather);
     RUN(test_results);
+    RUN(test_periodic_rerun);
     RUN(test_cast_contraction);
     for (k = 0; k < 3; k++) tc_pool_free(ex_pools[k]);
     return th_report();
