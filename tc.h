@@ -11143,6 +11143,34 @@ TC__PRIVATE void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64
     }
 }
 
+/* Lanes of folded rows (tc__vm_plan_fold) that each take their row's one
+   value: row r's p lanes are element r * rs from p, for n lanes in all.
+   Plain dtypes only (0: float16 or bool, which convert). One pass of
+   stores, not a call per row. */
+TC__PRIVATE int tc__k_repeat_rows(tc_dtype st, void *dv, const unsigned char *p, int64_t rs, int per, int n) {
+    int r, j, rows = (n + per - 1) / per;
+    if (st == TC_FLOAT16 || st == TC_BOOL) return 0;
+    switch (tc_dtype_size(st)) {
+#define TC__VM_REP(SZ, T)                                                                    \
+    case SZ: {                                                                               \
+        T *TC__RESTRICT d = (T *)dv;                                                         \
+        const T *s = (const T *)(const void *)p;                                             \
+        for (r = 0; r < rows; r++) {                                                         \
+            T v = s[r * rs];                                                                 \
+            int e = n - r * per < per ? n - r * per : per;                                   \
+            for (j = 0; j < e; j++) d[r * per + j] = v;                                      \
+        }                                                                                    \
+        return 1;                                                                            \
+    }
+        TC__VM_REP(1, uint8_t)
+        TC__VM_REP(2, uint16_t)
+        TC__VM_REP(4, uint32_t)
+        TC__VM_REP(8, uint64_t)
+#undef TC__VM_REP
+    default: return 0;
+    }
+}
+
 /* Sets lanes of v (elements of esz bytes) to 0 where m[i] is 0. */
 TC__PRIVATE void tc__k_clear_off(size_t esz, void *v, const uint8_t *m, int n) {
     int i;
@@ -11837,6 +11865,7 @@ TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *
         return 1;
     }
     if (rp->row_const) { /* each row's value along its lanes */
+        if (tc__k_repeat_rows(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), rs, p, n)) return 1;
         for (i = 0; i < n; i += p)
             tc__k_load(rp->st, (unsigned char *)d + (size_t)i * esz,
                        base + (off + rs * (i / p)) * (int64_t)tc_dtype_size(rp->st), 0, n - i < p ? n - i : p);

@@ -889,6 +889,15 @@ static const kc_case kc_cases[] = {
      "C=3 H=12 W=600", 0, KC_REDUCE, 1},
     {"fold-half", "def fh(half(C,H,W) X, float(C) g) -> (half(C,H,W) Y) { Y(c,h,w) = half(X(c,h,w) * g(c) - 1.0) }",
      "C=4 H=30 W=9", 0, KC_EXACT, 1},
+    /* folded rows' reads of other dtypes: each row's one value (g(h), k(h):
+       tc__k_repeat_rows) and the same lanes in every row (v(w), an input:
+       filled once a job; t(w), an output the def also reads: each block) */
+    {"fold-row-dtypes",
+     "def frt(double(C,H,W) X, double(H) g, int8(H) k, float(W) v) -> (Y, t, Z) {\n"
+     "    Y(c,h,w) = X(c,h,w) * g(h) + double(k(h))\n"
+     "    t(w) = v(w) * 2.0\n"
+     "    Z(c,h,w) = float(X(c,h,w)) * v(w) + t(w) - float(k(h))\n}\n",
+     "C=5 H=70 W=11", "k=-9:9", KC_LOOSE, 0},
 };
 #define KC_N_CASES ((int)(sizeof kc_cases / sizeof kc_cases[0]))
 
