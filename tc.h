@@ -12902,7 +12902,8 @@ TC__PRIVATE int tc__vm_ew_uniform(const tc__vm_splan *sp, int first, int at, uns
 
 /* Instruction k may run once per row of the element-wise fast path: not a
    read or the lane's index, every source lane-uniform, and no fused chain
-   that reaches past the uniform part. */
+   that reaches past the uniform part (one within it runs link by link:
+   tc__vm_exec_chain declines a chain that starts lane-uniform). */
 TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) {
     const tc__vm_stmt *vs = sp->vs;
     const tc__vm_ins *in = &vs->ins[k];
@@ -12913,7 +12914,14 @@ TC__PRIVATE int tc__vm_ew_uniform_ins(const tc__vm_splan *sp, int first, int k) 
     case TC_OP_INDEX: if (in->b == sp->lane) return 0; break;
     default: break;
     }
-    if (vs->chain && vs->chain[k] > 1) return 0;
+    if (vs->chain && vs->chain[k] > 1) { /* a chain on uniform values only runs link by link */
+        int l;
+        for (l = k + 1; l < k + vs->chain[k]; l++) {
+            ns = tc__vm_sources(&vs->ins[l], src);
+            for (j = 0; j < ns; j++)
+                if (!tc__vm_ew_uniform(sp, first, l, src[j])) return 0;
+        }
+    }
     ns = tc__vm_sources(in, src);
     for (j = 0; j < ns; j++)
         if (!tc__vm_ew_uniform(sp, first, k, src[j])) return 0;

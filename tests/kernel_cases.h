@@ -889,6 +889,14 @@ static const kc_case kc_cases[] = {
      "C=3 H=12 W=600", 0, KC_REDUCE, 1},
     {"fold-half", "def fh(half(C,H,W) X, float(C) g) -> (half(C,H,W) Y) { Y(c,h,w) = half(X(c,h,w) * g(c) - 1.0) }",
      "C=4 H=30 W=9", 0, KC_EXACT, 1},
+    /* a row's uniform value made by a fused chain before the element-wise op
+       (the chain runs link by link, once a row), rms norm and a 3-link one */
+    {"ew-uniform-chain",
+     "def euc(float(M,N) X, float(N) g) -> (ss, Y, Z) {\n"
+     "    ss(i) +=! X(i,j) * X(i,j)\n"
+     "    Y(i,j) = X(i,j) * rsqrt(ss(i) / N + 1e-6) * g(j)\n"
+     "    Z(i,j) = (ss(i) * 0.5 - 1.0) / 3.0 + X(i,j)\n}\n",
+     "M=37 N=301", 0, KC_LOOSE, 0},
     /* folded rows' reads of other dtypes: each row's one value (g(h), k(h):
        tc__k_repeat_rows) and the same lanes in every row (v(w), an input:
        filled once a job; t(w), an output the def also reads: each block) */
