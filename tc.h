@@ -11848,29 +11848,52 @@ TC__PRIVATE void tc__vm_prefetch(const void *base, int64_t byte_off, int bytes, 
    (no copy); others are copied into the destination d. */
 TC__PRIVATE int tc__vm_row_loop(const tc__vm_splan *sp);
 /* A read the same in every folded row (tc__vm_plan_fold): its row's
-   lanes, then copies of them through the block. */
+   lanes, then copies of them through the block; or the same along each
+   row (row_const): each row's value over its p lanes, rows rs apart. */
+TC__PRIVATE void tc__vm_fill_periodic(const tc__vm_rplan *rp, const unsigned char *base, void *d, int n,
+                                      int64_t off, int64_t ls, int64_t rs, int p, size_t esz) {
+    int64_t ssz = (int64_t)tc_dtype_size(rp->st);
+    int i;
+    if (rp->row_const) {
+        if (tc__k_repeat_rows(rp->st, d, base + off * ssz, rs, p, n)) return;
+        for (i = 0; i < n; i += p)
+            tc__k_load(rp->st, (unsigned char *)d + (size_t)i * esz, base + (off + rs * (i / p)) * ssz, 0,
+                       n - i < p ? n - i : p);
+        return;
+    }
+    tc__k_load(rp->st, d, base + off * ssz, ls, p);
+    for (i = p; i < n; i += i < n - i ? i : n - i) /* doubling: the lanes so far, again */
+        memcpy((unsigned char *)d + (size_t)i * esz, d, (size_t)(i < n - i ? i : n - i) * esz);
+}
+/* A masked one (a read under ?:): where every lane, on or off, reads
+   inside the tensor's span (tc__vm_lanes_in_span), filled as unmasked and
+   the off lanes cleared; else gathered, each lane at its row's offset. */
+TC__PRIVATE int tc__vm_load_periodic_masked(tc__vm_run *R, const tc__vm_ins *in, void *d, int n, int64_t off,
+                                            int64_t ls, int64_t rs, int p, size_t esz) {
+    const tc__vm_rplan *rp = &R->sp->reads[in->b];
+    const unsigned char *base = R->T->ptr[rp->tensor];
+    const uint8_t *m = (const uint8_t *)R->T->rp[in->c];
+    int64_t *offs = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1), step = rp->row_const ? rs : ls;
+    int64_t reach = rp->row_const ? (n - 1) / p : p - 1; /* steps from off to the farthest lane */
+    int i, j;
+    if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
+    if (tc__vm_lanes_in_span(R, rp->tensor, off, step, (int)reach + 1)) {
+        tc__vm_fill_periodic(rp, base, d, n, off, ls, rs, p, esz);
+        tc__k_clear_off(esz, d, m, n);
+        return 1;
+    }
+    for (i = 0; i < n; i += p)
+        for (j = 0; j < p && i + j < n; j++) offs[i + j] = rp->row_const ? off + rs * (i / p) : off + ls * j;
+    tc__k_gload(rp->st, d, base, offs, m, n);
+    return 1;
+}
 TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *d, int n, int64_t off,
                                      int64_t ls) {
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
-    const unsigned char *base = R->T->ptr[rp->tensor];
     size_t esz = tc_dtype_size(rp->st == TC_FLOAT16 ? TC_FLOAT32 : rp->st == TC_BOOL ? TC_UINT8 : rp->st);
-    int p = rp->period ? rp->period : rp->row_const, i;
+    int p = rp->period ? rp->period : rp->row_const;
     int64_t rs = rp->lstride[tc__vm_row_loop(R->sp)]; /* row_const: a row's step */
-    if (in->c != TC__VM_NONE) { /* masked: each lane at its row's offset */
-        const uint8_t *m = (const uint8_t *)R->T->rp[in->c];
-        int64_t *offs = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1);
-        if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
-        for (i = 0; i < n; i++) offs[i] = rp->period ? off + ls * (i % p) : off + rs * (i / p);
-        tc__k_gload(rp->st, d, base, offs, m, n);
-        return 1;
-    }
-    if (rp->row_const) { /* each row's value along its lanes */
-        if (tc__k_repeat_rows(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), rs, p, n)) return 1;
-        for (i = 0; i < n; i += p)
-            tc__k_load(rp->st, (unsigned char *)d + (size_t)i * esz,
-                       base + (off + rs * (i / p)) * (int64_t)tc_dtype_size(rp->st), 0, n - i < p ? n - i : p);
-        return 1;
-    }
+    if (in->c != TC__VM_NONE) return tc__vm_load_periodic_masked(R, in, d, n, off, ls, rs, p, esz);
     if (rp->pslot >= 0 && d != R->T->direct) { /* the same lanes every block: filled once a job */
         tc__vm_thread *T = R->T;
         unsigned char *buf = T->pbuf + (size_t)rp->pslot * (TC_BLOCK * 8);
@@ -11881,9 +11904,7 @@ TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *
         T->pkey[rp->pslot] = off;
         T->pn[rp->pslot] = n;
     }
-    tc__k_load(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), ls, p);
-    for (i = p; i < n; i += i < n - i ? i : n - i) /* doubling: the lanes so far, again */
-        memcpy((unsigned char *)d + (size_t)i * esz, d, (size_t)(i < n - i ? i : n - i) * esz);
+    tc__vm_fill_periodic(rp, R->T->ptr[rp->tensor], d, n, off, ls, rs, p, esz);
     return 1;
 }
 

@@ -889,6 +889,16 @@ static const kc_case kc_cases[] = {
      "C=3 H=12 W=600", 0, KC_REDUCE, 1},
     {"fold-half", "def fh(half(C,H,W) X, float(C) g) -> (half(C,H,W) Y) { Y(c,h,w) = half(X(c,h,w) * g(c) - 1.0) }",
      "C=4 H=30 W=9", 0, KC_EXACT, 1},
+    /* folded rows' reads under ?: (masked): inside the tensor's span for
+       every lane, loaded then cleared; past the end (cv(i+1) at the last
+       row, rv(j+1) at the last lane, never taken), gathered lane by lane;
+       with the loop indices in the value (P: not folded) */
+    {"fold-masked",
+     "def fms(float(M,N) X, float(M) cv, float(N) rv) -> (O, P, Q) {\n"
+     "    O(i,j) = X(i,j) > 0.0 ? cv(i) * 2.0 : rv(j) - X(i,j)\n"
+     "    P(i,j) = X(i,j) + (i > 0 ? cv(i-1) : 0.5) * (j > 2 ? rv(j-1) : 1.0)\n"
+     "    Q(i,j) = X(i,j) > 2.0 ? cv(i+1) + rv(j+1) : X(i,j) * 3.0\n}\n",
+     "M=300 N=13", 0, KC_LOOSE, 0},
     /* a row's uniform value made by a fused chain before the element-wise op
        (the chain runs link by link, once a row), rms norm and a 3-link one */
     {"ew-uniform-chain",
