@@ -10797,6 +10797,51 @@ TC__PRIVATE int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const flo
 #undef TC__FXR_VAMAX
 #endif
 
+/* A sum's step whose value is one float op (type A: the accumulator along
+   an output loop, tc__vm_block): acc[i] += a[i] op b[i], or with a scalar
+   s for a lane-uniform operand, second (a[i] op s) or, with s_first,
+   first (s op a[i]). Each operation rounds as its own pass would (no fma:
+   contraction is off), so the bits are those of the value made, then
+   summed; one pass over the lanes instead of two. */
+#define TC__VM_ACC_OP(sfx, T)                                                                \
+    TC__ATTR_NO_CONTRACT                                                                     \
+    TC__PRIVATE void tc__k_acc_op_##sfx(int op, T *TC__RESTRICT acc, const T *TC__RESTRICT a, \
+                                        const T *TC__RESTRICT b, const T *s, int s_first, int n) { \
+        TC__PRAGMA_NO_CONTRACT                                                               \
+        T sv = s ? *s : (T)0;                                                                \
+        int i;                                                                               \
+        switch (op) {                                                                        \
+        case TC_OP_ADD:                                                                      \
+            if (s) for (i = 0; i < n; i++) acc[i] = acc[i] + (a[i] + sv);                    \
+            else for (i = 0; i < n; i++) acc[i] = acc[i] + (a[i] + b[i]);                    \
+            break;                                                                           \
+        case TC_OP_SUB:                                                                      \
+            if (s && s_first) for (i = 0; i < n; i++) acc[i] = acc[i] + (sv - a[i]);         \
+            else if (s) for (i = 0; i < n; i++) acc[i] = acc[i] + (a[i] - sv);               \
+            else for (i = 0; i < n; i++) acc[i] = acc[i] + (a[i] - b[i]);                    \
+            break;                                                                           \
+        default: /* TC_OP_MUL */                                                             \
+            if (s) for (i = 0; i < n; i++) acc[i] = acc[i] + a[i] * sv;                      \
+            else for (i = 0; i < n; i++) acc[i] = acc[i] + a[i] * b[i];                      \
+            break;                                                                           \
+        }                                                                                    \
+    }
+#if defined(__GNUC__) && !defined(__clang__)
+#define TC__ATTR_NO_CONTRACT __attribute__((optimize("fp-contract=off")))
+#else
+#define TC__ATTR_NO_CONTRACT
+#endif
+#if defined(__clang__)
+#define TC__PRAGMA_NO_CONTRACT _Pragma("STDC FP_CONTRACT OFF")
+#else
+#define TC__PRAGMA_NO_CONTRACT
+#endif
+TC__VM_ACC_OP(f32, float)
+TC__VM_ACC_OP(f64, double)
+#undef TC__VM_ACC_OP
+#undef TC__ATTR_NO_CONTRACT
+#undef TC__PRAGMA_NO_CONTRACT
+
 TC__PRIVATE void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
     switch (t) {
 #define TC__VM_RED_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_reduce_##sfx(r, acc, v, n); break;
@@ -11597,6 +11642,7 @@ typedef struct tc__vm_splan {
     uint64_t coalesced; /* output loops merged into the next (tc__vm_plan_coalesce): extent 1 */
     int init;           /* 1: fill the tensor with the identity first */
     int fused;          /* `!` folded into the accumulator: the store assigns */
+    int acc_op;         /* type A sum whose value is one float + - or * (tc__vm_plan_acc_op) */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
     int stream_ok;      /* ... a large one nothing reads later (tc__vm_plan_direct) */
     int stream;         /* ... whose stores stream (tc__vm_plan_prefetch, tc__vm_plan_groups) */
@@ -12190,6 +12236,36 @@ TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
     R->T->pf_base = NULL;
     if (!tc__vm_exec_range(R, vs->ins + vs->n_pro, vs->ins + vs->n_ins, n)) return 0;
     if (!R->T->direct && !R->check) tc__vm_spread(R->T, &v, 1, n); /* the store reads every lane */
+    return 1;
+}
+/* The block body of a sum whose value is its last instruction, one float
+   + - or * (sp->acc_op): everything before it, then that op and the sum's
+   step in one pass (tc__k_acc_op_f32); with both operands lane-uniform,
+   the op on one lane, spread, and summed as tc__vm_exec's value would be. */
+TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
+    const tc__vm_stmt *vs = R->sp->vs;
+    const tc__vm_ins *last = vs->ins + vs->n_ins - 1;
+    tc__vm_thread *T = R->T;
+    int ub, uc;
+    R->T->pf_base = NULL;
+    if (!tc__vm_exec_range(R, vs->ins + vs->n_pro, last, n)) return 0;
+    ub = (T->uni[last->b] & TC__VM_UNI) != 0;
+    uc = (T->uni[last->c] & TC__VM_UNI) != 0;
+    if (ub && uc) {
+        unsigned v = (unsigned)vs->value;
+        if (!tc__vm_exec_range(R, last, last + 1, n)) return 0;
+        tc__vm_spread(T, &v, 1, n);
+        tc__k_reduce(vs->vdt, TC_REDUCE_SUM, acc, T->rp[vs->value], n);
+        return 1;
+    }
+    if (vs->vdt == TC_FLOAT32)
+        tc__k_acc_op_f32(last->op, (float *)acc, (const float *)T->rp[ub ? last->c : last->b],
+                         (const float *)T->rp[last->c], ub || uc ? (const float *)T->rp[ub ? last->b : last->c] : NULL,
+                         ub, n);
+    else
+        tc__k_acc_op_f64(last->op, (double *)acc, (const double *)T->rp[ub ? last->c : last->b],
+                         (const double *)T->rp[last->c], ub || uc ? (const double *)T->rp[ub ? last->b : last->c] : NULL,
+                         ub, n);
     return 1;
 }
 /* The prologue: run before a thread's first block, then spread over
@@ -13347,6 +13423,24 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
     tc__vm_fold_rows(sp, tc__vm_row_loop(sp), ext);
 }
 
+/* A sum with its accumulator along an output loop (type A, tc__vm_block)
+   whose value is its last instruction, one float32 or float64 + - or *
+   that no fused chain takes: the op and the sum's step run as one pass
+   (tc__vm_exec_acc). A filter's X(i + k) * w(k), a norm's P(i,c) * P(i,c). */
+TC__PRIVATE void tc__vm_plan_acc_op(tc__vm_splan *sp) {
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_ins *last = vs->ins + vs->n_ins - 1;
+    int k, at = vs->n_ins - 1;
+    sp->acc_op = 0;
+    if (sp->lane_red || sp->n_red == 0 || sp->st->reduce != TC_REDUCE_SUM || at < vs->n_pro ||
+        last->a != vs->value || (last->op != TC_OP_ADD && last->op != TC_OP_SUB && last->op != TC_OP_MUL) ||
+        last->dt != vs->vdt || (vs->vdt != TC_FLOAT32 && vs->vdt != TC_FLOAT64))
+        return;
+    for (k = 0; vs->chain && k <= at; k++)
+        if (vs->chain[k] && k + vs->chain[k] > at) return; /* a chain's link: its pass makes it */
+    sp->acc_op = 1;
+}
+
 /* A reduction along short rows (O(i,j) max=! X(i,j,k), k the lanes, fewer
    than half a block of them): the rows of the loop outside it, laid out
    one after the other, run several to a block as for tc__vm_plan_fold,
@@ -13422,6 +13516,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     if ((rc = tc__vm_plan_segments(P, sp, err)) != TC_OK) return rc;
     tc__vm_plan_fold(P, sp);
     tc__vm_plan_fold_red(sp);
+    tc__vm_plan_acc_op(sp);
     return TC_OK;
 }
 
@@ -14343,6 +14438,10 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     tc__k_fill(tc_dtype_size(vs->vdt), acc, id, (n + 15) / 16 * 16 < TC_BLOCK ? (n + 15) / 16 * 16 : TC_BLOCK);
     if (tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx)) {
         do {
+            if (sp->acc_op) {
+                if (!tc__vm_exec_acc(R, acc, n)) return 0;
+                continue;
+            }
             if (!tc__vm_exec(R, n)) return 0;
             tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
         } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
@@ -16768,6 +16867,7 @@ TC__PRIVATE void tc__explain_mechanism(tc__buf *b, const tc_plan *P, const tc__v
     if (sp->tile) tc__bprintf(b, ", rows %d at a time (tiled)", TC__VM_TILE);
     if (sp->fold) tc__bprintf(b, ", %d short rows to a block", sp->fold);
     if (sp->lane_red) tc__bprintf(b, ", partial sums across lanes");
+    if (sp->acc_op) tc__bprintf(b, ", the value's last op summed in the same pass");
     if (sp->n_segs > 1) tc__bprintf(b, ", %lld segments combined in a fixed order", (long long)sp->n_segs);
     tc__bprintf(b, "\n  why        not the element-wise kernels: ");
     tc__explain_not_ew(b, P, sp);

@@ -889,6 +889,17 @@ static const kc_case kc_cases[] = {
      "C=3 H=12 W=600", 0, KC_REDUCE, 1},
     {"fold-half", "def fh(half(C,H,W) X, float(C) g) -> (half(C,H,W) Y) { Y(c,h,w) = half(X(c,h,w) * g(c) - 1.0) }",
      "C=4 H=30 W=9", 0, KC_EXACT, 1},
+    /* a sum along an output loop whose value is one float op, made and summed
+       in one pass (tc__vm_exec_acc): two streams, a uniform operand second
+       and first, float64, both operands uniform */
+    {"acc-op",
+     "def acc(float(K,M) X, float(K,M) Y, float(K) w, double(K,M) D, float s) -> (a, b, c, d, e) {\n"
+     "    a(i) +=! X(k,i) * Y(k,i)\n"
+     "    b(i) +=! X(k,i) - w(k)\n"
+     "    c(i) +=! w(k) - X(k,i)\n"
+     "    d(i) +=! D(k,i) + D(k,i) * 0.5\n"
+     "    e(i) +=! w(k) * s where i in 0:M\n}\n",
+     "K=7 M=300", 0, KC_REDUCE, 0},
     /* folded rows' reads under ?: (masked): inside the tensor's span for
        every lane, loaded then cleared; past the end (cv(i+1) at the last
        row, rv(j+1) at the last lane, never taken), gathered lane by lane;

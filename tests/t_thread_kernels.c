@@ -50,6 +50,15 @@ static const kc_case kt_cases[] = {
     /* reductions along short rows, several to a block (chunks end mid-block) */
     {"foldred-65", KC_FOLDRED, "M=3 N=61 K=65", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
     {"foldred-40", KC_FOLDRED, "M=5 N=37 K=40", "X=-2:2 w=-1:1 s=-1:1", KC_LOOSE, 0},
+    /* a sum's last op and step in one pass, blocks split across chunks */
+    {"acc-op",
+     "def acc(float(K,M) X, float(K,M) Y, float(K) w, double(K,M) D, float s) -> (a, b, c, d, e) {\n"
+     "    a(i) +=! X(k,i) * Y(k,i)\n"
+     "    b(i) +=! X(k,i) - w(k)\n"
+     "    c(i) +=! w(k) - X(k,i)\n"
+     "    d(i) +=! D(k,i) + D(k,i) * 0.5\n"
+     "    e(i) +=! w(k) * s where i in 0:M\n}\n",
+     "K=9 M=1500", 0, KC_REDUCE, 0},
     {"conv2d", KC_CONV, "N=2 C=4 H=18 W=17 O=8 KH=3 KW=3", 0, KC_REDUCE, 0},
     {"conv2d-strided", KC_SCONV, "N=2 C=3 H=21 W=20 O=5 KH=3 KW=3", 0, KC_REDUCE, 0},
     {"conv2d-grouped", KC_GCONV, "N=2 G=4 C=3 H=12 W=11 O=3 KH=3 KW=3", 0, KC_REDUCE, 0},
