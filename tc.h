@@ -12832,13 +12832,28 @@ TC__PRIVATE int tc__vm_mk_tables(tc_plan *P, tc__vm_splan *sp) {
     }
 }
 
+/* The tile's row loop: the last output loop Y (read b) does not depend on
+   and X (read a) does (matmul's i, convolution's output channel), or -1. */
+TC__PRIVATE int tc__vm_mk_row(const tc__vm_splan *sp, int a, int b) {
+    int k, l, row = -1;
+    for (k = 0; k < sp->n_outer; k++) {
+        l = sp->outer[k];
+        if (sp->reads[b].lstride[l] == 0 && sp->reads[a].lstride[l] != 0) row = l;
+    }
+    return row;
+}
+
 /* value = X * Y summed over the reduction loops, lanes along an output
-   loop, X constant along the lanes: run it on the register-blocked tile.
-   The row loop is an output loop Y does not depend on (matmul's i,
-   convolution's output channel); without one, tiles have one row. */
+   loop, X constant along the lanes: run it on the register-blocked tile,
+   each packed panel of Y serving the rows of the row loop
+   (tc__vm_mk_row). Without one, a tile would have one row and pack Y's
+   lanes for a single use, as many copies as products (a 1-D filter
+   O(r,i) +=! X(r, i + k) * w(k), a depthwise convolution): the generic
+   path reads them in place, the product summed in the same pass
+   (tc__vm_plan_acc_op). */
 TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
-    int a, b, k, l, conv;
+    int a, b, k, conv;
     int64_t strips;
     double steps = 1.0;
     if (!vs->contract.ok || sp->lane < 0 || sp->lane_red || sp->red_empty || sp->n_red == 0 ||
@@ -12855,14 +12870,11 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     sp->mk_ydt = vs->contract.src[b];
     conv = sp->mk_xdt != vs->vdt || sp->mk_ydt != vs->vdt;
     if (conv && steps * 64.0 * 8.0 > (double)TC__MK_PACK_MAX) return; /* converts as it packs */
+    sp->mk_row = tc__vm_mk_row(sp, a, b);
+    if (sp->mk_row < 0) return; /* tiles of one row: its packed lanes would serve once */
     sp->mk_x = a;
     sp->mk_y = b;
     sp->mk_T = (int64_t)steps;
-    sp->mk_row = -1;
-    for (k = 0; k < sp->n_outer; k++) {
-        l = sp->outer[k];
-        if (sp->reads[b].lstride[l] == 0 && sp->reads[a].lstride[l] != 0) sp->mk_row = l;
-    }
     sp->mk_outer = (int *)tc__plan_alloc(P, (size_t)sp->n_outer + 1, sizeof(int));
     if (!sp->mk_outer || !tc__vm_mk_tables(P, sp)) return;
     for (k = 0; k < sp->n_outer; k++)
@@ -16750,6 +16762,10 @@ TC__PRIVATE void tc__explain_not_tile(tc__buf *b, const tc_plan *P, const tc__vm
         tc__bprintf(b, "both operands are uniform along the lanes");
     else if (sp->reads[a].tensor == sp->wt || sp->reads[c].tensor == sp->wt)
         tc__bprintf(b, "it reads the tensor it writes");
+    else if (tc__vm_mk_row(sp, a, c) < 0)
+        tc__bprintf(b, "no output loop that %s is constant along and %s is not, so a tile would have "
+                       "one row and its packed lanes serve once", tc__explain_tensor(P, sp->reads[c].tensor),
+                    tc__explain_tensor(P, sp->reads[a].tensor));
     else
         tc__bprintf(b, "too many reduction steps for the tile's tables, or operands converted and "
                        "too many to pack");
