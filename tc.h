@@ -11192,19 +11192,22 @@ TC__PRIVATE void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64
    value: row r's p lanes are element r * rs from p, for n lanes in all.
    Plain dtypes only (0: float16 or bool, which convert). One pass of
    stores, not a call per row. */
+#define TC__VM_REP_ROWS(PER)                                                                 \
+    for (r = 0; r < full; r++)                                                               \
+        for (j = 0; j < (PER); j++) d[r * (PER) + j] = s[r * rs]
 TC__PRIVATE int tc__k_repeat_rows(tc_dtype st, void *dv, const unsigned char *p, int64_t rs, int per, int n) {
-    int r, j, rows = (n + per - 1) / per;
+    int r, j, full = n / per;
     if (st == TC_FLOAT16 || st == TC_BOOL) return 0;
     switch (tc_dtype_size(st)) {
 #define TC__VM_REP(SZ, T)                                                                    \
     case SZ: {                                                                               \
         T *TC__RESTRICT d = (T *)dv;                                                         \
         const T *s = (const T *)(const void *)p;                                             \
-        for (r = 0; r < rows; r++) {                                                         \
-            T v = s[r * rs];                                                                 \
-            int e = n - r * per < per ? n - r * per : per;                                   \
-            for (j = 0; j < e; j++) d[r * per + j] = v;                                      \
-        }                                                                                    \
+        if (per == 2) TC__VM_REP_ROWS(2); /* short rows (float(N,2..4)): constant counts */  \
+        else if (per == 3) TC__VM_REP_ROWS(3);                                               \
+        else if (per == 4) TC__VM_REP_ROWS(4);                                               \
+        else TC__VM_REP_ROWS(per);                                                           \
+        for (j = full * per; j < n; j++) d[j] = s[full * rs]; /* a last row cut short */     \
         return 1;                                                                            \
     }
         TC__VM_REP(1, uint8_t)
@@ -11212,6 +11215,7 @@ TC__PRIVATE int tc__k_repeat_rows(tc_dtype st, void *dv, const unsigned char *p,
         TC__VM_REP(4, uint32_t)
         TC__VM_REP(8, uint64_t)
 #undef TC__VM_REP
+#undef TC__VM_REP_ROWS
     default: return 0;
     }
 }

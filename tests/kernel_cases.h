@@ -900,6 +900,14 @@ static const kc_case kc_cases[] = {
      "    d(i) +=! D(k,i) + D(k,i) * 0.5\n"
      "    e(i) +=! w(k) * s where i in 0:M\n}\n",
      "K=7 M=300", 0, KC_REDUCE, 0},
+    /* folded rows of 2, 3 and 4 lanes, each taking a per-row value (tc__k_repeat_rows'
+       constant-count loops): float, int8 and float64 */
+    {"fold-row-short",
+     "def frs(float(N,2) A, float(N,3) B, double(N,4) D, float(N) s, int8(N) k) -> (Y2, Y3, Y4) {\n"
+     "    Y2(i,c) = A(i,c) * s(i)\n"
+     "    Y3(i,c) = B(i,c) - float(k(i))\n"
+     "    Y4(i,c) = D(i,c) * double(s(i))\n}\n",
+     "N=1000", "k=-9:9", KC_LOOSE, 0},
     /* folded rows' reads under ?: (masked): inside the tensor's span for
        every lane, loaded then cleared; past the end (cv(i+1) at the last
        row, rv(j+1) at the last lane, never taken), gathered lane by lane;
