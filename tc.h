@@ -12871,14 +12871,23 @@ TC__PRIVATE int tc__vm_mk_row(const tc__vm_splan *sp, int a, int b) {
     return row;
 }
 
+/* Tiles of one row (no tc__vm_mk_row) over rows of a quarter block or
+   more: the generic path takes those (see tc__vm_plan_contract). Over
+   shorter rows it would interpret each reduction step for a few vectors'
+   work (a depthwise 5x5 over rows of 23 lanes), where the tile walks its
+   offset tables. */
+TC__PRIVATE int tc__vm_tile_one_row(const tc__vm_splan *sp) {
+    return sp->mk_row < 0 && tc__vm_extent(sp, sp->lane) >= TC_BLOCK / 4;
+}
+
 /* value = X * Y summed over the reduction loops, lanes along an output
    loop, X constant along the lanes: run it on the register-blocked tile,
    each packed panel of Y serving the rows of the row loop
    (tc__vm_mk_row). Without one, a tile would have one row and pack Y's
    lanes for a single use, as many copies as products (a 1-D filter
-   O(r,i) +=! X(r, i + k) * w(k), a depthwise convolution): the generic
-   path reads them in place, the product summed in the same pass
-   (tc__vm_plan_acc_op). */
+   O(r,i) +=! X(r, i + k) * w(k), a depthwise convolution): over long
+   enough rows (tc__vm_tile_one_row) the generic path reads them in place,
+   the product summed in the same pass (tc__vm_plan_acc_op). */
 TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int a, b, k, conv;
@@ -12899,7 +12908,7 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     conv = sp->mk_xdt != vs->vdt || sp->mk_ydt != vs->vdt;
     if (conv && steps * 64.0 * 8.0 > (double)TC__MK_PACK_MAX) return; /* converts as it packs */
     sp->mk_row = tc__vm_mk_row(sp, a, b);
-    if (sp->mk_row < 0) return; /* tiles of one row: its packed lanes would serve once */
+    if (tc__vm_tile_one_row(sp)) return;
     sp->mk_x = a;
     sp->mk_y = b;
     sp->mk_T = (int64_t)steps;
@@ -16790,7 +16799,7 @@ TC__PRIVATE void tc__explain_not_tile(tc__buf *b, const tc_plan *P, const tc__vm
         tc__bprintf(b, "both operands are uniform along the lanes");
     else if (sp->reads[a].tensor == sp->wt || sp->reads[c].tensor == sp->wt)
         tc__bprintf(b, "it reads the tensor it writes");
-    else if (tc__vm_mk_row(sp, a, c) < 0)
+    else if (tc__vm_mk_row(sp, a, c) < 0 && tc__vm_extent(sp, sp->lane) >= TC_BLOCK / 4)
         tc__bprintf(b, "no output loop that %s is constant along and %s is not, so a tile would have "
                        "one row and its packed lanes serve once", tc__explain_tensor(P, sp->reads[c].tensor),
                     tc__explain_tensor(P, sp->reads[a].tensor));
