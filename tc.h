@@ -772,8 +772,10 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define TC__PRIVATE static __attribute__((unused))
+#define TC__KERNEL static __attribute__((noinline, unused))
 #else
 #define TC__PRIVATE static
+#define TC__KERNEL static
 #endif
 
 /* ==== [tc:util] Allocation, arena, errors, strings, checked math ========== */
@@ -9739,7 +9741,7 @@ TC__VM_FMOD(f64, double, fmod, copysign)
 #define TC__VM_LOOP(expr)                                                                    \
     for (i = 0; i < n; i++) d[i] = (expr)
 #define TC__VM_ARITH(sfx, DT, T, W, K)                                                       \
-    TC__PRIVATE void tc__k_arith_##sfx(int op, void *dv, const void *av, const void *bv,     \
+    TC__KERNEL void tc__k_arith_##sfx(int op, void *dv, const void *av, const void *bv,     \
                                        int n) {                                              \
         T *TC__RESTRICT d = (T *)dv;                                                         \
         const T *TC__RESTRICT a = (const T *)av;                                             \
@@ -9757,7 +9759,7 @@ TC__VM_FMOD(f64, double, fmod, copysign)
         default: break;                                                                      \
         }                                                                                    \
     }                                                                                        \
-    TC__PRIVATE void tc__k_cmp_##sfx(int op, void *dv, const void *av, const void *bv,       \
+    TC__KERNEL void tc__k_cmp_##sfx(int op, void *dv, const void *av, const void *bv,       \
                                      int n) {                                                \
         uint8_t *TC__RESTRICT d = (uint8_t *)dv;                                             \
         const T *TC__RESTRICT a = (const T *)av;                                             \
@@ -9775,7 +9777,7 @@ TC__VM_FMOD(f64, double, fmod, copysign)
     }
 TC__VM_TYPES(TC__VM_ARITH)
 
-TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const void *b, int n) {
+TC__KERNEL void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const void *b, int n) {
     switch (t) {
 #define TC__VM_ARITH_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_arith_##sfx(op, d, a, b, n); break;
         TC__VM_TYPES(TC__VM_ARITH_CASE)
@@ -9818,7 +9820,7 @@ TC__PRIVATE void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const v
         w = u_ > w ? u_ : w;                                                                 \
     } while (0)
 #define TC__VM_DIV_UNI(sfx, T, U, FMA, LS, LO, HI, ABS)                                      \
-    TC__PRIVATE void tc__k_div_uni_##sfx(T *TC__RESTRICT d, const T *TC__RESTRICT a, T s,    \
+    TC__KERNEL void tc__k_div_uni_##sfx(T *TC__RESTRICT d, const T *TC__RESTRICT a, T s,    \
                                          int n) {                                            \
         T y, m = s < 0 ? -s : s;                                                             \
         U worst;                                                                             \
@@ -9851,7 +9853,7 @@ TC__VM_DIV_UNI(f64, double, uint64_t, TC__MATH_FMA, 4.909093465297727e-91 /* 2^-
 #undef TC__VM_DIV_UNI
 
 #define TC__VM_ARITH_UNI(sfx, T)                                                             \
-    TC__PRIVATE void tc__k_arith_uni_##sfx(int op, void *dv, const void *av, T s, int sv,    \
+    TC__KERNEL void tc__k_arith_uni_##sfx(int op, void *dv, const void *av, T s, int sv,    \
                                            int n) {                                          \
         T *TC__RESTRICT d = (T *)dv;                                                         \
         const T *TC__RESTRICT a = (const T *)av;                                             \
@@ -9921,7 +9923,7 @@ TC__VM_ARITH_UNI(f64, double)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
+TC__KERNEL void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
                                  const float *TC__RESTRICT b, const float *TC__RESTRICT c,
                                  const float *TC__RESTRICT e, const float *s, int n) {
 #if defined(__clang__)
@@ -9954,7 +9956,7 @@ TC__PRIVATE void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *T
    a page ahead; 64- or 256-lane pieces 5-10% slower than 128). */
 #define TC__K_NT_PIECE 512
 #define TC__K_CALL_PIECE 128
-TC__PRIVATE void tc__k_chain_piece_f32(int code, float *d, const float *a, const float *b, const float *c,
+TC__KERNEL void tc__k_chain_piece_f32(int code, float *d, const float *a, const float *b, const float *c,
                                        const float *e, const float *s, int n) {
     if (code >= TC__FXR_ONE) tc__k_arith_uni_f32(TC_OP_ADD + code - TC__FXR_ONE, d, a, *s, 0, n);
     else tc__k_chain_f32(code, d, a, b, c, e, s, n);
@@ -9982,7 +9984,7 @@ TC__PRIVATE void tc__k_chain_piece_f32(int code, float *d, const float *a, const
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE int tc__k_chain2_lines_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
+TC__KERNEL int tc__k_chain2_lines_f32(int code, float *TC__RESTRICT d, const float *TC__RESTRICT a,
                                        const float *TC__RESTRICT b, const float *TC__RESTRICT c,
                                        const float *s, int n) {
 #if defined(__clang__)
@@ -10003,7 +10005,7 @@ TC__PRIVATE int tc__k_chain2_lines_f32(int code, float *TC__RESTRICT d, const fl
 /* Asks for the lines of n floats `ahead` floats past p (NULL: none) before
    their use; the address is computed as an integer, since it may lie past
    the array (a prefetch does not fault). */
-TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
+TC__KERNEL void tc__k_prefetch_f32(const float *p, int ahead, int n) {
     uintptr_t q = (uintptr_t)p + (uintptr_t)ahead * sizeof(float);
     int i;
     for (i = 0; p && i < n; i += 16) tc__prefetch_at(q + (uintptr_t)i * sizeof(float));
@@ -10025,13 +10027,13 @@ TC__PRIVATE void tc__k_prefetch_f32(const float *p, int ahead, int n) {
    run row by row, which fetches each row ahead itself, nor the rows an
    absorbed reduction reads from cache. */
 #define TC__K_PRIME_AHEAD 16384
-TC__PRIVATE void tc__k_prime_f32(const float *p) {
+TC__KERNEL void tc__k_prime_f32(const float *p) {
     if (p) tc__prefetch_at((uintptr_t)p + TC__K_PRIME_AHEAD);
 }
 /* uni: bit k set where link k's operand (b, c, e) is one value spread over
    a block of at least min(n, TC__K_NT_PIECE) lanes (X(i,j) * 2.0 + b(j)),
    read from the block's start in every piece rather than along the row. */
-TC__PRIVATE void tc__k_chain_call_f32(int code, int call, float *d, const float *a, const float *b,
+TC__KERNEL void tc__k_chain_call_f32(int code, int call, float *d, const float *a, const float *b,
                                       const float *c, const float *e, const float *s, int n, int uni) {
     float buf[TC__K_NT_PIECE + 16], *l = buf + (64 - (uintptr_t)buf % 64) % 64 / sizeof(float); /* a line each 16 */
     int chain = code < TC__FXR_ONE, b_lanes = chain && !(uni & 1);
@@ -10066,14 +10068,14 @@ TC__PRIVATE void tc__k_chain_call_f32(int code, int call, float *d, const float 
             for (j = 0; lines && j < m; j += 16) TC__STREAM_LINE(d + k + j, l + j);
     }
 }
-TC__PRIVATE void tc__k_chain_nt_f32(int code, float *d, const float *a, const float *b, const float *c,
+TC__KERNEL void tc__k_chain_nt_f32(int code, float *d, const float *a, const float *b, const float *c,
                                     const float *e, const float *s, int n) {
     tc__k_chain_call_f32(code, -1, d, a, b, c, e, s, n, 0);
 }
 
 /* The chain code of ops o1, o2 (then o3; -1: a pair), as the kernels'
    cases; o2 = -1: o1 alone (TC__FXR_ONE + o1, for the kernels below). */
-TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
+TC__KERNEL int tc__k_chain_code(int o1, int o2, int o3) {
     if (o2 < 0) return TC__FXR_ONE + o1 - TC_OP_ADD;
     return TC__FX_CODE(o1 - TC_OP_ADD, o2 - TC_OP_ADD, o3 < 0 ? 0 : o3 - TC_OP_ADD + 1);
 }
@@ -10081,7 +10083,7 @@ TC__PRIVATE int tc__k_chain_code(int o1, int o2, int o3) {
 /* The chains of tc__k_chain_div_uni_f32 (below) with a true division, on
    at most TC__DIVU_RUN lanes: the generic chain kernels, the quotient
    first put in q where the chain divides first. */
-TC__PRIVATE void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRICT d,
+TC__KERNEL void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRICT d,
                                            const float *TC__RESTRICT a, float s,
                                            const float *TC__RESTRICT b, const float *TC__RESTRICT c,
                                            const float *t, int n) {
@@ -10225,7 +10227,7 @@ TC__PRIVATE void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRI
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE int tc__k_chain_div_uni_f32(int code, int last, float *TC__RESTRICT d,
+TC__KERNEL int tc__k_chain_div_uni_f32(int code, int last, float *TC__RESTRICT d,
                                         const float *TC__RESTRICT a, float s,
                                         const float *TC__RESTRICT b, const float *TC__RESTRICT c,
                                         const float *t, int n, int nt) {
@@ -10294,10 +10296,10 @@ TC__PRIVATE int tc__pow2_reciprocal_f64(double *v) {
 
 /* op on float lanes a and the lane-uniform scalar at s (scalar_first: s is
    the left operand). 0: not handled here (other ops and dtypes). */
-TC__PRIVATE int tc__k_arith_uniform_ok(int op, tc_dtype t) {
+TC__KERNEL int tc__k_arith_uniform_ok(int op, tc_dtype t) {
     return op >= TC_OP_ADD && op <= TC_OP_MAX && op != TC_OP_MOD && (t == TC_FLOAT32 || t == TC_FLOAT64);
 }
-TC__PRIVATE int tc__k_arith_uniform(int op, tc_dtype t, void *d, const void *a, const void *s,
+TC__KERNEL int tc__k_arith_uniform(int op, tc_dtype t, void *d, const void *a, const void *s,
                                     int scalar_first, int n) {
     if (!tc__k_arith_uniform_ok(op, t)) return 0;
     if (t == TC_FLOAT32) {
@@ -10317,7 +10319,7 @@ TC__PRIVATE int tc__k_arith_uniform(int op, tc_dtype t, void *d, const void *a, 
     return 0;
 }
 
-TC__PRIVATE void tc__k_cmp(int op, tc_dtype t, void *d, const void *a, const void *b, int n) {
+TC__KERNEL void tc__k_cmp(int op, tc_dtype t, void *d, const void *a, const void *b, int n) {
     switch (t) {
 #define TC__VM_CMP_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_cmp_##sfx(op, d, a, b, n); break;
         TC__VM_TYPES(TC__VM_CMP_CASE)
@@ -10327,7 +10329,7 @@ TC__PRIVATE void tc__k_cmp(int op, tc_dtype t, void *d, const void *a, const voi
 }
 
 /* Logic on bool lanes (0/1). */
-TC__PRIVATE void tc__k_logic(int op, void *dv, const void *av, const void *bv, int n) {
+TC__KERNEL void tc__k_logic(int op, void *dv, const void *av, const void *bv, int n) {
     uint8_t *TC__RESTRICT d = (uint8_t *)dv;
     const uint8_t *TC__RESTRICT a = (const uint8_t *)av;
     const uint8_t *TC__RESTRICT b = (const uint8_t *)bv;
@@ -10338,7 +10340,7 @@ TC__PRIVATE void tc__k_logic(int op, void *dv, const void *av, const void *bv, i
 }
 
 /* SELECT by element size: the lanes are bit copies. */
-TC__PRIVATE void tc__k_select(size_t esz, void *dv, const uint8_t *TC__RESTRICT c, const void *av,
+TC__KERNEL void tc__k_select(size_t esz, void *dv, const uint8_t *TC__RESTRICT c, const void *av,
                               const void *bv, int n) {
     int i;
     switch (esz) {
@@ -10360,7 +10362,7 @@ TC__PRIVATE void tc__k_select(size_t esz, void *dv, const uint8_t *TC__RESTRICT 
 }
 
 /* Fills n lanes with one element (CONST, SIZE, broadcast loads). */
-TC__PRIVATE void tc__k_fill(size_t esz, void *dv, const void *src, int n) {
+TC__KERNEL void tc__k_fill(size_t esz, void *dv, const void *src, int n) {
     int i;
     switch (esz) {
 #define TC__VM_FILL(SZ, T)                                                                   \
@@ -10405,7 +10407,7 @@ TC__VM_SAT(u64, uint64_t, 0.0, 18446744073709551616.0, 0, UINT64_MAX)
         break;                                                                               \
     }
 #define TC__VM_CAST(sfx, DT, T, W, K)                                                        \
-    TC__PRIVATE void tc__k_cast_##sfx(tc_dtype to, void *dv, const void *av, int n) {        \
+    TC__KERNEL void tc__k_cast_##sfx(tc_dtype to, void *dv, const void *av, int n) {        \
         const T *TC__RESTRICT a = (const T *)av;                                             \
         int i;                                                                               \
         switch (to) {                                                                        \
@@ -10439,7 +10441,7 @@ TC__VM_TYPES(TC__VM_CAST)
 #undef TC__VM_CAST
 #undef TC__VM_CAST_INT
 
-TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, int n) {
+TC__KERNEL void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, int n) {
     switch (from) {
 #define TC__VM_CAST_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_cast_##sfx(to, d, a, n); break;
         TC__VM_TYPES(TC__VM_CAST_CASE)
@@ -10450,7 +10452,7 @@ TC__PRIVATE void tc__k_cast(tc_dtype from, tc_dtype to, void *d, const void *a, 
 
 /* half(x) in float32 or float64 lanes: each rounded to float16, kept in
    its type (tc__round_half's values, bit for bit). */
-TC__PRIVATE void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
+TC__KERNEL void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
     if (t == TC_FLOAT64) tc__round_half_block_f64((double *)dv, (const double *)av, n);
     else tc__round_half_block((float *)dv, (const float *)av, n);
 }
@@ -10462,7 +10464,7 @@ TC__PRIVATE void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
     TC__VM_FOLD_STEP(OP, 32); TC__VM_FOLD_STEP(OP, 16); TC__VM_FOLD_STEP(OP, 8);              \
     TC__VM_FOLD_STEP(OP, 4); TC__VM_FOLD_STEP(OP, 2); TC__VM_FOLD_STEP(OP, 1)
 #define TC__VM_RED(sfx, DT, T, W, K)                                                         \
-    TC__PRIVATE void tc__k_reduce_##sfx(tc_reduce r, void *accv, const void *vv, int n) {    \
+    TC__KERNEL void tc__k_reduce_##sfx(tc_reduce r, void *accv, const void *vv, int n) {    \
         T *TC__RESTRICT d = (T *)accv;                                                       \
         const T *TC__RESTRICT v = (const T *)vv;                                             \
         int i;                                                                               \
@@ -10477,7 +10479,7 @@ TC__PRIVATE void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
     }                                                                                        \
     /* fold of n lanes in a fixed tree: the part beyond the largest power of   \
        two first, then halves; vectorizes, and depends on n only */            \
-    TC__PRIVATE void tc__k_fold_##sfx(tc_reduce r, void *accv, int n, void *out) {           \
+    TC__KERNEL void tc__k_fold_##sfx(tc_reduce r, void *accv, int n, void *out) {           \
         T *a = (T *)accv;                                                                    \
         int h = 1, i;                                                                        \
         if (n == 64) { /* TC__VM_RED_LANES: the same tree, with constant bounds */            \
@@ -10524,7 +10526,7 @@ TC__VM_TYPES(TC__VM_RED)
         for (l = 0; l < W; l++) d[l] = OP(d[l], v[i + l]);                                   \
     for (l = 0; i + l < n; l++) d[l] = OP(d[l], v[i + l])
 #define TC__VM_REDL(sfx, DT, T, W_, K)                                                       \
-    TC__PRIVATE void tc__k_reduce_lanes_##sfx(tc_reduce r, void *accv, const void *vv, int o,  \
+    TC__KERNEL void tc__k_reduce_lanes_##sfx(tc_reduce r, void *accv, const void *vv, int o,  \
                                               int n) {                                       \
         T *TC__RESTRICT d = (T *)accv;                                                       \
         const T *TC__RESTRICT v = (const T *)vv;                                             \
@@ -10543,7 +10545,7 @@ TC__VM_TYPES(TC__VM_REDL)
 #undef TC__VM_REDL_LOOP
 
 /* acc's partials (r)= v's n lanes, the first of which is element o of the row. */
-TC__PRIVATE void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const void *v, int64_t o, int n) {
+TC__KERNEL void tc__k_reduce_lanes(tc_dtype t, tc_reduce r, void *acc, const void *v, int64_t o, int n) {
     switch (t) {
 #define TC__VM_REDL_CASE(sfx, DT, T, W, K)                                                   \
     case TC_##DT: tc__k_reduce_lanes_##sfx(r, acc, v, (int)(o % TC__VM_RED_LANES), n); break;
@@ -10657,7 +10659,7 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, float *TC__RESTRICT p,
+TC__KERNEL int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, float *TC__RESTRICT p,
                                        const float *TC__RESTRICT a, const float *TC__RESTRICT b,
                                        const float *TC__RESTRICT c, const float *s, int n, int prime) {
 #if defined(__clang__)
@@ -10762,7 +10764,7 @@ TC__PRIVATE int tc__k_chain_reduce_f32(int code, tc_reduce r, const float *z, fl
         else if (code == TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(MUL), 0)) TC__FXS_LOOP(UOP, TC__FXS_SQT, MUL); \
         else TC__FXS_LOOP(UOP, TC__FXS_SQT, DIV);                                            \
     } while (0)
-TC__PRIVATE int tc__k_uni_sq_ok(int op, int code, int has_t) {
+TC__KERNEL int tc__k_uni_sq_ok(int op, int code, int has_t) {
     int pair = code >= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(ADD), 0) &&
                code <= TC__FX_CODE(TC__FX_OP(MUL), TC__FX_OP(DIV), 0) && code % 5 == 0;
     return (op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL) &&
@@ -10771,7 +10773,7 @@ TC__PRIVATE int tc__k_uni_sq_ok(int op, int code, int has_t) {
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off"))) /* d * d + partial must not become an fma */
 #endif
-TC__PRIVATE int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const float *TC__RESTRICT a, float sv,
+TC__KERNEL int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const float *TC__RESTRICT a, float sv,
                                         int code, const float *z, float *TC__RESTRICT p, const float *t, int n) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -10829,7 +10831,7 @@ TC__PRIVATE int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const flo
    summed; one pass over the lanes instead of two. */
 #define TC__VM_ACC_OP(sfx, T)                                                                \
     TC__ATTR_NO_CONTRACT                                                                     \
-    TC__PRIVATE void tc__k_acc_op_##sfx(int op, T *TC__RESTRICT acc, const T *TC__RESTRICT a, \
+    TC__KERNEL void tc__k_acc_op_##sfx(int op, T *TC__RESTRICT acc, const T *TC__RESTRICT a, \
                                         const T *TC__RESTRICT b, const T *s, int s_first, int n) { \
         TC__PRAGMA_NO_CONTRACT                                                               \
         T sv = s ? *s : (T)0;                                                                \
@@ -10866,7 +10868,7 @@ TC__VM_ACC_OP(f64, double)
 #undef TC__ATTR_NO_CONTRACT
 #undef TC__PRAGMA_NO_CONTRACT
 
-TC__PRIVATE void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
+TC__KERNEL void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
     switch (t) {
 #define TC__VM_RED_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_reduce_##sfx(r, acc, v, n); break;
         TC__VM_TYPES(TC__VM_RED_CASE)
@@ -10874,7 +10876,7 @@ TC__PRIVATE void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v,
     default: break;
     }
 }
-TC__PRIVATE void tc__k_fold(tc_dtype t, tc_reduce r, void *acc, int n, void *out) {
+TC__KERNEL void tc__k_fold(tc_dtype t, tc_reduce r, void *acc, int n, void *out) {
     switch (t) {
 #define TC__VM_FOLD_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_fold_##sfx(r, acc, n, out); break;
         TC__VM_TYPES(TC__VM_FOLD_CASE)
@@ -10899,7 +10901,7 @@ TC__PRIVATE void tc__k_fold(tc_dtype t, tc_reduce r, void *acc, int n, void *out
         else TC__VM_RM_LOOP(OP, sfx, 0, n, s);                                               \
     } while (0)
 #define TC__VM_RED_MEM(sfx, DT, T, W, K)                                                     \
-    TC__PRIVATE void tc__k_reduce_mem_##sfx(tc_reduce r, void *accv, const void *pv,         \
+    TC__KERNEL void tc__k_reduce_mem_##sfx(tc_reduce r, void *accv, const void *pv,         \
                                             int64_t s, int n) {                              \
         T *TC__RESTRICT d = (T *)accv;                                                       \
         const T *TC__RESTRICT p = (const T *)pv;                                             \
@@ -10956,7 +10958,7 @@ TC__VM_TYPES(TC__VM_RED_MEM)
     }
 /* q (may be NULL): a second pair, reduced in the same pass. */
 #define TC__VM_RED_PAIR(sfx, DT, T, W, K)                                                    \
-    TC__PRIVATE void tc__k_reduce_pair_##sfx(tc_reduce r, void *accv, const void *pv,        \
+    TC__KERNEL void tc__k_reduce_pair_##sfx(tc_reduce r, void *accv, const void *pv,        \
                                              const void *qv, const void *z, int n) {         \
         T *TC__RESTRICT d = (T *)accv;                                                       \
         const T *TC__RESTRICT p = (const T *)pv;                                             \
@@ -10975,7 +10977,7 @@ TC__VM_TYPES(TC__VM_RED_MEM)
    z: d + j*ds = the window at p + j*s, j < rows. One call for a run of
    pooling's short rows keeps a row's cost near that of its loads. */
 #define TC__VM_RED_PAIR_ROWS(sfx, DT, T, W, K)                                               \
-    TC__PRIVATE void tc__k_reduce_pair_rows_##sfx(tc_reduce r, void *dv, int64_t ds,         \
+    TC__KERNEL void tc__k_reduce_pair_rows_##sfx(tc_reduce r, void *dv, int64_t ds,         \
                                                   const void *pv, int64_t s, const int64_t *qo, \
                                                   const void *z, int rows, int n) {          \
         int j;                                                                               \
@@ -11005,7 +11007,7 @@ TC__VM_TYPES(TC__VM_RED_MEM)
         for (i = 0; i < 16; i++) d[i] = TC__VM_RM_QUAD(OP, sfx, z);                          \
     }
 #define TC__VM_POOL2_ROWS(sfx, DT, T, W, K)                                                  \
-    TC__PRIVATE void tc__k_pool2_rows_##sfx(int max, T *dv, int64_t ds, const T *pv, int64_t s, \
+    TC__KERNEL void tc__k_pool2_rows_##sfx(int max, T *dv, int64_t ds, const T *pv, int64_t s, \
                                             int64_t qo, T z, int rows, int n) {              \
         int i, j, n16 = n & ~15;                                                             \
         if (max) TC__VM_POOL2_LOOP(tc__e_amax_, sfx, T)                                      \
@@ -11051,7 +11053,7 @@ TC__VM_TYPES(TC__VM_RED_PAIR_ROWS)
         p = pv + j * s, q = p + qo, i = i0;                                                  \
         d[k] = max ? TC__VM_RM_QUAD(tc__e_amax_, f32, z) : TC__VM_RM_QUAD(tc__e_amin_, f32, z); \
     }
-TC__PRIVATE void tc__k_pool2_nt_f32(int max, float *d, const float *pv, int64_t s, int64_t qo,
+TC__KERNEL void tc__k_pool2_nt_f32(int max, float *d, const float *pv, int64_t s, int64_t qo,
                                     float z, int rows, int n) {
     float t[32];
     int64_t total = (int64_t)rows * n, k = 0, j = 0;
@@ -11075,7 +11077,7 @@ TC__PRIVATE void tc__k_pool2_nt_f32(int max, float *d, const float *pv, int64_t 
 #undef TC__VM_RM_PAIR_IDEM
 #undef TC__VM_RM_PAIR
 
-TC__PRIVATE void tc__k_reduce_pair(tc_dtype t, tc_reduce r, void *acc, const void *p,
+TC__KERNEL void tc__k_reduce_pair(tc_dtype t, tc_reduce r, void *acc, const void *p,
                                    const void *q, const void *z, int n) {
     switch (t) {
 #define TC__VM_RP_CASE(sfx, DT, T, W, K)                                                     \
@@ -11086,7 +11088,7 @@ TC__PRIVATE void tc__k_reduce_pair(tc_dtype t, tc_reduce r, void *acc, const voi
     }
 }
 
-TC__PRIVATE void tc__k_reduce_pair_rows(tc_dtype t, tc_reduce r, void *d, int64_t ds, const void *p,
+TC__KERNEL void tc__k_reduce_pair_rows(tc_dtype t, tc_reduce r, void *d, int64_t ds, const void *p,
                                         int64_t s, const int64_t *qo, const void *z, int rows,
                                         int n, int nt) {
     if (nt && t == TC_FLOAT32 && qo && z && (ds == n || rows == 1) && n >= 16 &&
@@ -11111,7 +11113,7 @@ TC__PRIVATE void tc__k_reduce_pair_rows(tc_dtype t, tc_reduce r, void *d, int64_
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__PRIVATE void tc__k_reduce_mem_scaled(tc_dtype t, int op, void *accv, const void *pv, int64_t s,
+TC__KERNEL void tc__k_reduce_mem_scaled(tc_dtype t, int op, void *accv, const void *pv, int64_t s,
                                          const void *k, int n) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -11130,7 +11132,7 @@ TC__PRIVATE void tc__k_reduce_mem_scaled(tc_dtype t, int op, void *accv, const v
     }
 }
 
-TC__PRIVATE void tc__k_reduce_mem(tc_dtype t, tc_reduce r, void *acc, const void *p, int64_t s,
+TC__KERNEL void tc__k_reduce_mem(tc_dtype t, tc_reduce r, void *acc, const void *p, int64_t s,
                                   int n) {
     switch (t) {
 #define TC__VM_RM_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_reduce_mem_##sfx(r, acc, p, s, n); break;
@@ -11174,7 +11176,7 @@ TC__PRIVATE void tc__vm_identity(tc_dtype t, tc_reduce r, void *out) {
 /* ---- memory: loads and stores --------------------------------------------
    p points at the element of lane 0; lane i is at p + i * stride elements.
    Storage dtype st: float16 converts, bool normalizes to 0/1. */
-TC__PRIVATE void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64_t stride, int n) {
+TC__KERNEL void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64_t stride, int n) {
     size_t esz = tc_dtype_size(st);
     int i;
     if (st == TC_FLOAT16 && stride == 1) {
@@ -11219,7 +11221,7 @@ TC__PRIVATE void tc__k_load(tc_dtype st, void *dv, const unsigned char *p, int64
 #define TC__VM_REP_ROWS(PER)                                                                 \
     for (r = 0; r < full; r++)                                                               \
         for (j = 0; j < (PER); j++) d[r * (PER) + j] = s[r * rs]
-TC__PRIVATE int tc__k_repeat_rows(tc_dtype st, void *dv, const unsigned char *p, int64_t rs, int per, int n) {
+TC__KERNEL int tc__k_repeat_rows(tc_dtype st, void *dv, const unsigned char *p, int64_t rs, int per, int n) {
     int r, j, full = n / per;
     if (st == TC_FLOAT16 || st == TC_BOOL) return 0;
     switch (tc_dtype_size(st)) {
@@ -11245,7 +11247,7 @@ TC__PRIVATE int tc__k_repeat_rows(tc_dtype st, void *dv, const unsigned char *p,
 }
 
 /* Sets lanes of v (elements of esz bytes) to 0 where m[i] is 0. */
-TC__PRIVATE void tc__k_clear_off(size_t esz, void *v, const uint8_t *m, int n) {
+TC__KERNEL void tc__k_clear_off(size_t esz, void *v, const uint8_t *m, int n) {
     int i;
     switch (esz) {
 #define TC__VM_CLR(SZ, T)                                                                    \
@@ -11265,7 +11267,7 @@ TC__PRIVATE void tc__k_clear_off(size_t esz, void *v, const uint8_t *m, int n) {
 
 /* Loads lane i from base + off[i] elements where m[i] (m NULL: every
    lane); other lanes get 0. Offsets of lanes that are off are not used. */
-TC__PRIVATE void tc__k_gload(tc_dtype st, void *dv, const unsigned char *base, const int64_t *off,
+TC__KERNEL void tc__k_gload(tc_dtype st, void *dv, const unsigned char *base, const int64_t *off,
                              const uint8_t *m, int n) {
     size_t esz = tc_dtype_size(st);
     int i;
@@ -11301,7 +11303,7 @@ TC__PRIVATE void tc__k_gload(tc_dtype st, void *dv, const unsigned char *base, c
 /* Combines n lanes of v (compute dtype) into memory: p[i*stride] =
    p[i*stride] (r) v[i]; ASSIGN stores. float16 goes through float32. */
 #define TC__VM_ST(sfx, DT, T, W, K)                                                          \
-    TC__PRIVATE void tc__k_store_##sfx(tc_reduce r, void *pv, int64_t s, const void *vv,     \
+    TC__KERNEL void tc__k_store_##sfx(tc_reduce r, void *pv, int64_t s, const void *vv,     \
                                        int n) {                                              \
         T *p = (T *)pv;                                                                      \
         const T *TC__RESTRICT v = (const T *)vv;                                             \
@@ -11324,7 +11326,7 @@ TC__VM_TYPES(TC__VM_ST)
 #define TC__VM_ST16(OP)                                                                      \
     for (i = 0; i < n; i++)                                                                  \
     p[i * s] = tc__math_float_to_half_lane(OP(tc__math_half_to_float_lane(p[i * s]), v[i]))
-TC__PRIVATE void tc__k_store_f16(tc_reduce r, void *pv, int64_t s, const void *vv, int n) {
+TC__KERNEL void tc__k_store_f16(tc_reduce r, void *pv, int64_t s, const void *vv, int n) {
     uint16_t *p = (uint16_t *)pv;
     const float *v = (const float *)vv;
     int i;
@@ -11342,7 +11344,7 @@ TC__PRIVATE void tc__k_store_f16(tc_reduce r, void *pv, int64_t s, const void *v
 }
 #undef TC__VM_ST16
 
-TC__PRIVATE void tc__k_store(tc_dtype st, tc_reduce r, unsigned char *p, int64_t stride,
+TC__KERNEL void tc__k_store(tc_dtype st, tc_reduce r, unsigned char *p, int64_t stride,
                              const void *v, int n) {
     switch (st) {
 #define TC__VM_ST_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_store_##sfx(r, p, stride, v, n); break;
@@ -11358,7 +11360,7 @@ TC__PRIVATE void tc__k_store(tc_dtype st, tc_reduce r, unsigned char *p, int64_t
    first reading each line into them (a third less memory traffic for
    y = f(x)), and without evicting the inputs. The caller fences once its
    stores are done (tc__k_stream_fence). */
-TC__PRIVATE void tc__k_stream(void *dst, const void *src, size_t n) {
+TC__KERNEL void tc__k_stream(void *dst, const void *src, size_t n) {
 #if defined(TC__HAVE_STREAM)
     unsigned char *d = (unsigned char *)dst;
     const unsigned char *s = (const unsigned char *)src;
@@ -11376,7 +11378,7 @@ TC__PRIVATE void tc__k_stream(void *dst, const void *src, size_t n) {
     memcpy(dst, src, n);
 #endif
 }
-TC__PRIVATE void tc__k_stream_fence(void) {
+TC__KERNEL void tc__k_stream_fence(void) {
 #if defined(TC__HAVE_STREAM)
     _mm_sfence();
 #endif
