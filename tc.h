@@ -9811,12 +9811,11 @@ TC__KERNEL void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const vo
 #define TC__DIVU_STEP(T, U, FMA, ABS, LO, x, r, w)                                           \
     do {                                                                                     \
         T q_ = (x) * y;                                                                      \
-        U u_;                                                                                \
-        int x0_ = (x) == 0;                                                                  \
+        U u_, m_ = (U)0 - (U)((x) != 0); /* all ones, or 0 for a zero dividend */            \
         r = FMA(FMA(-s, q_, x), y, q_);                                                      \
         memcpy(&u_, &r, sizeof u_);                                                          \
-        u_ = x0_ ? 0 : (u_ & (ABS)) - (LO);                                                  \
-        r = x0_ ? q_ : r;                                                                    \
+        u_ = ((u_ & (ABS)) - (LO)) & m_; /* a mask, not a select: gcc vectorizes this form */ \
+        r = (x) != 0 ? r : q_;                                                               \
         w = u_ > w ? u_ : w;                                                                 \
     } while (0)
 #define TC__VM_DIV_UNI(sfx, T, U, FMA, LS, LO, HI, ABS)                                      \
