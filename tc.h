@@ -11844,6 +11844,7 @@ typedef struct tc__vm_run {
 } tc__vm_run;
 
 #define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * (TC_BLOCK * 8)))
+#define TC__VM_UNI 0x80 /* T->uni: the register is lane-uniform (tc__vm_one_lane) */
 
 TC__PRIVATE int64_t tc__vm_read_offset(const tc__vm_splan *sp, const tc__vm_rplan *rp,
                                        const int64_t *idx) {
@@ -11963,12 +11964,12 @@ TC__PRIVATE int tc__vm_load_periodic_masked(tc__vm_run *R, const tc__vm_ins *in,
     return 1;
 }
 TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *d, int n, int64_t off,
-                                     int64_t ls) {
+                                     int64_t ls, int masked) {
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
     size_t esz = tc_dtype_size(rp->st == TC_FLOAT16 ? TC_FLOAT32 : rp->st == TC_BOOL ? TC_UINT8 : rp->st);
     int p = rp->period ? rp->period : rp->row_const;
     int64_t rs = rp->lstride[tc__vm_row_loop(R->sp)]; /* row_const: a row's step */
-    if (in->c != TC__VM_NONE) return tc__vm_load_periodic_masked(R, in, d, n, off, ls, rs, p, esz);
+    if (masked) return tc__vm_load_periodic_masked(R, in, d, n, off, ls, rs, p, esz);
     if (rp->pslot >= 0 && d != R->T->direct) { /* the same lanes every block: filled once a job */
         tc__vm_thread *T = R->T;
         unsigned char *buf = T->pbuf + (size_t)rp->pslot * (TC_BLOCK * 8);
@@ -11991,10 +11992,20 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
     int64_t ls = R->sp->lane >= 0 ? rp->lstride[R->sp->lane] : 0;
     const uint8_t *m;
     int64_t *offs;
-    int i;
+    int i, masked = in->c != TC__VM_NONE;
+    if (masked && (R->T->uni[in->c] & TC__VM_UNI)) { /* a mask the same on every lane (i > 0 ? X(i-1,j)
+                                                         : 0 along j): no lane, or a plain read */
+        m = (const uint8_t *)R->T->rp[in->c];
+        if (!m[0]) {
+            memset(d, 0, (size_t)n * (rp->st == TC_FLOAT16 ? 4 : rp->st == TC_BOOL ? 1 : esz));
+            return 1;
+        }
+        if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
+        masked = 0;
+    }
     if ((rp->period && n > rp->period) || (rp->row_const && n > rp->row_const))
-        return tc__vm_load_periodic(R, in, d, n, off, ls);
-    if (in->c == TC__VM_NONE) {
+        return tc__vm_load_periodic(R, in, d, n, off, ls, masked);
+    if (!masked) {
         if (ls == 1 && rp->st != TC_FLOAT16 && rp->st != TC_BOOL && d != R->T->direct && !rp->copy) {
             R->T->rp[in->a] = (void *)(uintptr_t)(base + off * (int64_t)esz); /* read only */
             if (R->sp->prefetch && (R->T->pf_base != base || R->T->pf_off + 256 < (off + TC__VM_PF_DIST * n) * (int64_t)esz ||
@@ -12103,7 +12114,6 @@ TC__PRIVATE void tc__vm_do_index(tc__vm_run *R, const tc__vm_ins *in, void *dv, 
    lane. T->uni[r]: TC__VM_UNI set when uniform; the low bits hold the
    element size while only lane 0 is written. A lane-varying consumer
    first spreads lane 0 over the block. */
-#define TC__VM_UNI 0x80
 TC__PRIVATE int tc__vm_one_lane(const tc__vm_run *R, const tc__vm_ins *in, const unsigned *src,
                                 int ns) {
     const unsigned char *uni = R->T->uni;

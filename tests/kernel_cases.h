@@ -908,6 +908,15 @@ static const kc_case kc_cases[] = {
      "    Y3(i,c) = B(i,c) - float(k(i))\n"
      "    Y4(i,c) = D(i,c) * double(s(i))\n}\n",
      "N=1000", "k=-9:9", KC_LOOSE, 0},
+    /* reads under a ?: whose condition is the same on every lane (a row's
+       guard, a per-row flag): no lane read at all, or a plain read (checked
+       where range inference did not prove it: X(i-1,j) at row 0 is off) */
+    {"uniform-mask",
+     "def umk(float(M,N) X, double(M,N) D, float(M) s) -> (O, P, Q) {\n"
+     "    O(i,j) = X(i,j) + (i > 0 ? X(i-1,j) : 0.5)\n"
+     "    P(i,j) = s(i) > 0.0 ? D(i,j) * 2.0 : D(i,j) - 1.0\n"
+     "    Q(i,j) = s(i) > 0.0 ? X(i,j) : 1.0\n}\n",
+     "M=40 N=700", 0, KC_LOOSE, 0},
     /* folded rows' reads under ?: (masked): inside the tensor's span for
        every lane, loaded then cleared; past the end (cv(i+1) at the last
        row, rv(j+1) at the last lane, never taken), gathered lane by lane;
