@@ -6967,8 +6967,8 @@ TC__MATH_BLOCK_FN void tc__math_block_exp_of(float *dst, const float *a, int op,
    chunks of TC__MATH_CHUNK lanes, the last one padded, so that every lane
    runs the same vector code in a block of any length; EXACT: results
    exact (or one correctly rounded operation), the same bits from any
-   code, so a plain loop over the lanes, without the chunks' copies (a
-   bare fabs of a row ran at a third of a plain loop's speed). exp (above),
+   code, so a plain loop over the lanes, without the chunks' copies through
+   local arrays, which cost more than such a lane's work. exp (above),
    sqrt, sin and cos (below) have kernels of their own. */
 #define TC__MATH_CHUNKED1(X)                                                                      \
     X(EXP2, exp2, CHUNK) X(EXP10, exp10, CHUNK) X(EXPM1, expm1, CHUNK) X(LOG, log, CHUNK)           \
