@@ -10825,10 +10825,10 @@ TC__KERNEL int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const floa
 /* A sum's step whose value is one float op (type A: the accumulator along
    an output loop, tc__vm_block): acc[i] += a[i] op b[i], or with a scalar
    s for a lane-uniform operand, second (a[i] op s) or, with s_first,
-   first (s op a[i]). Each operation rounds as its own pass would (no fma:
+   first (s op a[i]); op TC_OP_CALL: fabs(a[i]). Each operation rounds as its own pass would (no fma:
    contraction is off), so the bits are those of the value made, then
    summed; one pass over the lanes instead of two. */
-#define TC__VM_ACC_OP(sfx, T)                                                                \
+#define TC__VM_ACC_OP(sfx, T, FABS)                                                          \
     TC__ATTR_NO_CONTRACT                                                                     \
     TC__KERNEL void tc__k_acc_op_##sfx(int op, T *TC__RESTRICT acc, const T *TC__RESTRICT a, \
                                         const T *TC__RESTRICT b, const T *s, int s_first, int n) { \
@@ -10844,6 +10844,9 @@ TC__KERNEL int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const floa
             if (s && s_first) for (i = 0; i < n; i++) acc[i] = acc[i] + (sv - a[i]);         \
             else if (s) for (i = 0; i < n; i++) acc[i] = acc[i] + (a[i] - sv);               \
             else for (i = 0; i < n; i++) acc[i] = acc[i] + (a[i] - b[i]);                    \
+            break;                                                                           \
+        case TC_OP_CALL: /* fabs (exact) */                                                  \
+            for (i = 0; i < n; i++) acc[i] = acc[i] + FABS(a[i]);                            \
             break;                                                                           \
         default: /* TC_OP_MUL */                                                             \
             if (s) for (i = 0; i < n; i++) acc[i] = acc[i] + a[i] * sv;                      \
@@ -10861,8 +10864,8 @@ TC__KERNEL int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const floa
 #else
 #define TC__PRAGMA_NO_CONTRACT
 #endif
-TC__VM_ACC_OP(f32, float)
-TC__VM_ACC_OP(f64, double)
+TC__VM_ACC_OP(f32, float, fabsf)
+TC__VM_ACC_OP(f64, double, fabs)
 #undef TC__VM_ACC_OP
 #undef TC__ATTR_NO_CONTRACT
 #undef TC__PRAGMA_NO_CONTRACT
@@ -12278,7 +12281,7 @@ TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
     return 1;
 }
 /* The block body of a sum whose value is its last instruction, one float
-   + - or * (sp->acc_op): everything before it, then that op and the sum's
+   + - or * or fabs (sp->acc_op): everything before it, then that op and the sum's
    step in one pass (tc__k_acc_op_f32); with both operands lane-uniform,
    the op on one lane, spread, and summed as tc__vm_exec's value would be. */
 TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
@@ -12289,12 +12292,19 @@ TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
     R->T->pf_base = NULL;
     if (!tc__vm_exec_range(R, vs->ins + vs->n_pro, last, n)) return 0;
     ub = (T->uni[last->b] & TC__VM_UNI) != 0;
-    uc = (T->uni[last->c] & TC__VM_UNI) != 0;
+    uc = last->op == TC_OP_CALL ? ub : (T->uni[last->c] & TC__VM_UNI) != 0; /* fabs: one operand */
     if (ub && uc) {
         unsigned v = (unsigned)vs->value;
         if (!tc__vm_exec_range(R, last, last + 1, n)) return 0;
         tc__vm_spread(T, &v, 1, n);
         tc__k_reduce(vs->vdt, TC_REDUCE_SUM, acc, T->rp[vs->value], n);
+        return 1;
+    }
+    if (last->op == TC_OP_CALL) {
+        if (vs->vdt == TC_FLOAT32)
+            tc__k_acc_op_f32(TC_OP_CALL, (float *)acc, (const float *)T->rp[last->b], NULL, NULL, 0, n);
+        else
+            tc__k_acc_op_f64(TC_OP_CALL, (double *)acc, (const double *)T->rp[last->b], NULL, NULL, 0, n);
         return 1;
     }
     if (vs->vdt == TC_FLOAT32)
@@ -13485,15 +13495,17 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
 
 /* A sum with its accumulator along an output loop (type A, tc__vm_block)
    whose value is its last instruction, one float32 or float64 + - or *
-   that no fused chain takes: the op and the sum's step run as one pass
+   that no fused chain takes, or fabs: the op and the sum's step run as one pass
    (tc__vm_exec_acc). A filter's X(i + k) * w(k), a norm's P(i,c) * P(i,c). */
 TC__PRIVATE void tc__vm_plan_acc_op(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1;
     int k, at = vs->n_ins - 1;
     sp->acc_op = 0;
+    int fabs_ = last->op == TC_OP_CALL && last->dt2 == TC_BUILTIN_FABS;
     if (sp->lane_red || sp->n_red == 0 || sp->st->reduce != TC_REDUCE_SUM || at < vs->n_pro ||
-        last->a != vs->value || (last->op != TC_OP_ADD && last->op != TC_OP_SUB && last->op != TC_OP_MUL) ||
+        last->a != vs->value ||
+        (last->op != TC_OP_ADD && last->op != TC_OP_SUB && last->op != TC_OP_MUL && !fabs_) ||
         last->dt != vs->vdt || (vs->vdt != TC_FLOAT32 && vs->vdt != TC_FLOAT64))
         return;
     for (k = 0; vs->chain && k <= at; k++)

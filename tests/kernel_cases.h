@@ -891,14 +891,18 @@ static const kc_case kc_cases[] = {
      "C=4 H=30 W=9", 0, KC_EXACT, 1},
     /* a sum along an output loop whose value is one float op, made and summed
        in one pass (tc__vm_exec_acc): two streams, a uniform operand second
-       and first, float64, both operands uniform */
+       and first, float64, both operands uniform; fabs of a stream, float64,
+       of a uniform value */
     {"acc-op",
-     "def acc(float(K,M) X, float(K,M) Y, float(K) w, double(K,M) D, float s) -> (a, b, c, d, e) {\n"
+     "def acc(float(K,M) X, float(K,M) Y, float(K) w, double(K,M) D, float s) -> (a, b, c, d, e, f, g, h) {\n"
      "    a(i) +=! X(k,i) * Y(k,i)\n"
      "    b(i) +=! X(k,i) - w(k)\n"
      "    c(i) +=! w(k) - X(k,i)\n"
      "    d(i) +=! D(k,i) + D(k,i) * 0.5\n"
-     "    e(i) +=! w(k) * s where i in 0:M\n}\n",
+     "    e(i) +=! w(k) * s where i in 0:M\n"
+     "    f(i) +=! fabs(X(k,i) - Y(k,i))\n"
+     "    g(i) +=! fabs(D(k,i))\n"
+     "    h(i) +=! fabs(w(k)) where i in 0:M\n}\n",
      "K=7 M=300", 0, KC_REDUCE, 0},
     /* folded rows of 2, 3 and 4 lanes, each taking a per-row value (tc__k_repeat_rows'
        constant-count loops): float, int8 and float64 */
