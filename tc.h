@@ -10825,9 +10825,9 @@ TC__KERNEL int tc__k_uni_sq_reduce_f32(int op, float *TC__RESTRICT d, const floa
 /* A sum's step whose value is one float op (type A: the accumulator along
    an output loop, tc__vm_block): acc[i] += a[i] op b[i], or with a scalar
    s for a lane-uniform operand, second (a[i] op s) or, with s_first,
-   first (s op a[i]); op TC_OP_CALL: fabs(a[i]). Each operation rounds as its own pass would (no fma:
-   contraction is off), so the bits are those of the value made, then
-   summed; one pass over the lanes instead of two. */
+   first (s op a[i]); op TC_OP_CALL: fabs(a[i]). Each operation rounds as
+   its own pass would (no fma: contraction is off), so the bits are those
+   of the value made, then summed; one pass over the lanes instead of two. */
 #define TC__VM_ACC_OP(sfx, T, FABS)                                                          \
     TC__ATTR_NO_CONTRACT                                                                     \
     TC__KERNEL void tc__k_acc_op_##sfx(int op, T *TC__RESTRICT acc, const T *TC__RESTRICT a, \
@@ -10869,6 +10869,14 @@ TC__VM_ACC_OP(f64, double, fabs)
 #undef TC__VM_ACC_OP
 #undef TC__ATTR_NO_CONTRACT
 #undef TC__PRAGMA_NO_CONTRACT
+/* ... for float32 or float64 lanes t */
+TC__PRIVATE void tc__k_acc_op(tc_dtype t, int op, void *acc, const void *a, const void *b, const void *s,
+                              int s_first, int n) {
+    if (t == TC_FLOAT32)
+        tc__k_acc_op_f32(op, (float *)acc, (const float *)a, (const float *)b, (const float *)s, s_first, n);
+    else
+        tc__k_acc_op_f64(op, (double *)acc, (const double *)a, (const double *)b, (const double *)s, s_first, n);
+}
 
 TC__KERNEL void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
     switch (t) {
@@ -11785,8 +11793,8 @@ typedef struct tc__vm_thread {
                                    row's first element */
     struct tc__vm_regfile *own; /* a row group run row by row: per statement, its own */
     unsigned char *pbuf; /* per periodic read slot (tc__vm_rplan.pslot), TC_BLOCK * 8 bytes: */
-    int64_t *pkey;       /* ... the element offset its lanes were filled from, */
-    int *pn;             /* ... and how many lanes (0: none yet in this job) */
+    int64_t *pkey;       /* ... the element offset its TC_BLOCK lanes were filled from, or
+                            INT64_MIN: none yet in this job */
     tc_error err;
 } tc__vm_thread;
 
@@ -11848,6 +11856,12 @@ typedef struct tc__vm_run {
 
 #define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * (TC_BLOCK * 8)))
 #define TC__VM_UNI 0x80 /* T->uni: the register is lane-uniform (tc__vm_one_lane) */
+
+/* The bytes of a lane of a register loaded from storage dtype st: float16
+   loads as float32, bool as one byte. */
+TC__PRIVATE size_t tc__vm_lane_bytes(tc_dtype st) {
+    return st == TC_FLOAT16 ? 4 : st == TC_BOOL ? 1 : tc_dtype_size(st);
+}
 
 TC__PRIVATE int64_t tc__vm_read_offset(const tc__vm_splan *sp, const tc__vm_rplan *rp,
                                        const int64_t *idx) {
@@ -11969,7 +11983,7 @@ TC__PRIVATE int tc__vm_load_periodic_masked(tc__vm_run *R, const tc__vm_ins *in,
 TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *d, int n, int64_t off,
                                      int64_t ls, int masked) {
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
-    size_t esz = tc_dtype_size(rp->st == TC_FLOAT16 ? TC_FLOAT32 : rp->st == TC_BOOL ? TC_UINT8 : rp->st);
+    size_t esz = tc__vm_lane_bytes(rp->st);
     int p = rp->period ? rp->period : rp->row_const;
     int64_t rs = rp->lstride[tc__vm_row_loop(R->sp)]; /* row_const: a row's step */
     if (masked) return tc__vm_load_periodic_masked(R, in, d, n, off, ls, rs, p, esz);
@@ -11977,11 +11991,10 @@ TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *
         tc__vm_thread *T = R->T;
         unsigned char *buf = T->pbuf + (size_t)rp->pslot * (TC_BLOCK * 8);
         T->rp[in->a] = buf;
-        if (T->pn[rp->pslot] >= n && T->pkey[rp->pslot] == off) return 1;
+        if (T->pkey[rp->pslot] == off) return 1;
         d = buf;
         n = TC_BLOCK;
         T->pkey[rp->pslot] = off;
-        T->pn[rp->pslot] = n;
     }
     tc__vm_fill_periodic(rp, R->T->ptr[rp->tensor], d, n, off, ls, rs, p, esz);
     return 1;
@@ -12000,7 +12013,7 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
                                                          : 0 along j): no lane, or a plain read */
         m = (const uint8_t *)R->T->rp[in->c];
         if (!m[0]) {
-            memset(d, 0, (size_t)n * (rp->st == TC_FLOAT16 ? 4 : rp->st == TC_BOOL ? 1 : esz));
+            memset(d, 0, (size_t)n * tc__vm_lane_bytes(rp->st));
             return 1;
         }
         if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
@@ -12026,7 +12039,7 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
     if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
     if (tc__vm_lanes_in_span(R, rp->tensor, off, ls, n)) { /* a plain load, then the off lanes cleared */
         tc__k_load(rp->st, d, base + off * (int64_t)esz, ls, n);
-        tc__k_clear_off(rp->st == TC_FLOAT16 ? 4 : rp->st == TC_BOOL ? 1 : esz, d, m, n);
+        tc__k_clear_off(tc__vm_lane_bytes(rp->st), d, m, n);
         return 1;
     }
     offs = (int64_t *)TC__VM_REG(R->T, R->sp->vs->n_regs + 1); /* scratch register */
@@ -12281,8 +12294,8 @@ TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
     return 1;
 }
 /* The block body of a sum whose value is its last instruction, one float
-   + - or * or fabs (sp->acc_op): everything before it, then that op and the sum's
-   step in one pass (tc__k_acc_op_f32); with both operands lane-uniform,
+   + - or * or fabs (sp->acc_op): everything before it, then that op and
+   the sum's step in one pass (tc__k_acc_op); with both operands uniform,
    the op on one lane, spread, and summed as tc__vm_exec's value would be. */
 TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
     const tc__vm_stmt *vs = R->sp->vs;
@@ -12300,21 +12313,13 @@ TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
         tc__k_reduce(vs->vdt, TC_REDUCE_SUM, acc, T->rp[vs->value], n);
         return 1;
     }
-    if (last->op == TC_OP_CALL) {
-        if (vs->vdt == TC_FLOAT32)
-            tc__k_acc_op_f32(TC_OP_CALL, (float *)acc, (const float *)T->rp[last->b], NULL, NULL, 0, n);
-        else
-            tc__k_acc_op_f64(TC_OP_CALL, (double *)acc, (const double *)T->rp[last->b], NULL, NULL, 0, n);
-        return 1;
-    }
-    if (vs->vdt == TC_FLOAT32)
-        tc__k_acc_op_f32(last->op, (float *)acc, (const float *)T->rp[ub ? last->c : last->b],
-                         (const float *)T->rp[last->c], ub || uc ? (const float *)T->rp[ub ? last->b : last->c] : NULL,
-                         ub, n);
+    if (last->op == TC_OP_CALL) /* fabs of the stream */
+        tc__k_acc_op(vs->vdt, TC_OP_CALL, acc, T->rp[last->b], NULL, NULL, 0, n);
+    else if (ub || uc) /* the uniform operand as a scalar, first or second */
+        tc__k_acc_op(vs->vdt, last->op, acc, T->rp[ub ? last->c : last->b], NULL, T->rp[ub ? last->b : last->c],
+                     ub, n);
     else
-        tc__k_acc_op_f64(last->op, (double *)acc, (const double *)T->rp[ub ? last->c : last->b],
-                         (const double *)T->rp[last->c], ub || uc ? (const double *)T->rp[ub ? last->b : last->c] : NULL,
-                         ub, n);
+        tc__k_acc_op(vs->vdt, last->op, acc, T->rp[last->b], T->rp[last->c], NULL, 0, n);
     return 1;
 }
 /* The prologue: run before a thread's first block, then spread over
@@ -12892,13 +12897,13 @@ TC__PRIVATE int tc__vm_mk_row(const tc__vm_splan *sp, int a, int b) {
     return row;
 }
 
-/* Tiles of one row (no tc__vm_mk_row) over rows of a quarter block or
-   more: the generic path takes those (see tc__vm_plan_contract). Over
-   shorter rows it would interpret each reduction step for a few vectors'
-   work (a depthwise 5x5 over rows of 23 lanes), where the tile walks its
-   offset tables. */
-TC__PRIVATE int tc__vm_tile_one_row(const tc__vm_splan *sp) {
-    return sp->mk_row < 0 && tc__vm_extent(sp, sp->lane) >= TC_BLOCK / 4;
+/* Tiles of one row (no tc__vm_mk_row for X = read a, Y = read b) over
+   rows of a quarter block or more: the generic path takes those (see
+   tc__vm_plan_contract). Over shorter rows it would interpret each
+   reduction step for a few vectors' work (a depthwise 5x5 over rows of 23
+   lanes), where the tile walks its offset tables. */
+TC__PRIVATE int tc__vm_tile_one_row(const tc__vm_splan *sp, int a, int b) {
+    return tc__vm_mk_row(sp, a, b) < 0 && tc__vm_extent(sp, sp->lane) >= TC_BLOCK / 4;
 }
 
 /* value = X * Y summed over the reduction loops, lanes along an output
@@ -12928,8 +12933,8 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     sp->mk_ydt = vs->contract.src[b];
     conv = sp->mk_xdt != vs->vdt || sp->mk_ydt != vs->vdt;
     if (conv && steps * 64.0 * 8.0 > (double)TC__MK_PACK_MAX) return; /* converts as it packs */
+    if (tc__vm_tile_one_row(sp, a, b)) return;
     sp->mk_row = tc__vm_mk_row(sp, a, b);
-    if (tc__vm_tile_one_row(sp)) return;
     sp->mk_x = a;
     sp->mk_y = b;
     sp->mk_T = (int64_t)steps;
@@ -13495,14 +13500,13 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
 
 /* A sum with its accumulator along an output loop (type A, tc__vm_block)
    whose value is its last instruction, one float32 or float64 + - or *
-   that no fused chain takes, or fabs: the op and the sum's step run as one pass
-   (tc__vm_exec_acc). A filter's X(i + k) * w(k), a norm's P(i,c) * P(i,c). */
+   that no fused chain takes, or fabs: the op and the sum's step run as one
+   pass (tc__vm_exec_acc). A filter's X(i + k) * w(k), a norm's P(i,c) * P(i,c). */
 TC__PRIVATE void tc__vm_plan_acc_op(tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1;
-    int k, at = vs->n_ins - 1;
+    int k, at = vs->n_ins - 1, fabs_ = last->op == TC_OP_CALL && last->dt2 == TC_BUILTIN_FABS;
     sp->acc_op = 0;
-    int fabs_ = last->op == TC_OP_CALL && last->dt2 == TC_BUILTIN_FABS;
     if (sp->lane_red || sp->n_red == 0 || sp->st->reduce != TC_REDUCE_SUM || at < vs->n_pro ||
         last->a != vs->value ||
         (last->op != TC_OP_ADD && last->op != TC_OP_SUB && last->op != TC_OP_MUL && !fabs_) ||
@@ -14510,12 +14514,8 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     tc__k_fill(tc_dtype_size(vs->vdt), acc, id, (n + 15) / 16 * 16 < TC_BLOCK ? (n + 15) / 16 * 16 : TC_BLOCK);
     if (tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx)) {
         do {
-            if (sp->acc_op) {
-                if (!tc__vm_exec_acc(R, acc, n)) return 0;
-                continue;
-            }
-            if (!tc__vm_exec(R, n)) return 0;
-            tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
+            if (sp->acc_op ? !tc__vm_exec_acc(R, acc, n) : !tc__vm_exec(R, n)) return 0;
+            if (!sp->acc_op) tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
         } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
     } else if (!sp->fused) {
         return 1; /* nothing to reduce: the tensor keeps its values */
@@ -15817,7 +15817,6 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
     int i, max_ins = 0;
     for (i = 0; i < P->vm->n_stmts; i++)
         if (P->vm->stmts[i].n_ins > max_ins) max_ins = P->vm->stmts[i].n_ins;
-    tc__vm_plan_pslots(P);
     P->n_threads = n;
     P->threads = (tc__vm_thread *)tc__plan_alloc(P, (size_t)n, sizeof(tc__vm_thread));
     P->claim = (uint64_t *)(void *)tc__plan_alloc_lines(P, (size_t)n * 64);
@@ -15842,8 +15841,8 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         P->threads[i].regs = tc__plan_alloc_lines(P, regsz);
         P->threads[i].pbuf = tc__plan_alloc_lines(P, (size_t)P->n_pslots * (TC_BLOCK * 8));
         P->threads[i].pkey = (int64_t *)tc__plan_alloc(P, (size_t)P->n_pslots + 1, sizeof(int64_t));
-        P->threads[i].pn = (int *)tc__plan_alloc(P, (size_t)P->n_pslots + 1, sizeof(int));
-        if (!P->threads[i].regs || !P->threads[i].pbuf || !P->threads[i].pkey || !P->threads[i].pn || !P->threads[i].idx || !P->threads[i].pack || !P->threads[i].rp ||
+        if (!P->threads[i].regs || !P->threads[i].pbuf || !P->threads[i].pkey || !P->threads[i].idx ||
+            !P->threads[i].pack || !P->threads[i].rp ||
             !P->threads[i].uni || !P->threads[i].rowp || tc__vm_plan_own_regs(P, &P->threads[i]) != TC_OK ||
             !tc__plan_alloc_lines(P, TC__VM_THREAD_GAP))
             return TC_ERR_OUT_OF_MEMORY;
@@ -15895,6 +15894,7 @@ TC__PRIVATE tc_status tc__vm_plan_build(tc_plan *P, const tc_run_desc *d, tc_err
         if ((rc = tc__vm_plan_stmt(P, i, err)) != TC_OK) return rc;
     if (tc__vm_plan_groups(P) != TC_OK) return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
     tc__vm_plan_absorb(P);
+    tc__vm_plan_pslots(P);
     if (tc__vm_plan_group_rows(P, nt) != TC_OK || tc__vm_plan_staging(P) != TC_OK ||
         tc__vm_plan_threads(P, nt) != TC_OK)
         return tc__set_error(err, TC_ERR_OUT_OF_MEMORY, "out of memory");
@@ -16288,12 +16288,13 @@ TC__PRIVATE int64_t tc__vm_claim(tc__vm_job *J, int tid) {
 TC__PRIVATE void tc__vm_job_fn(void *ctx, int tid) {
     tc__vm_job *J = (tc__vm_job *)ctx;
     tc__vm_run R;
+    int k;
     if (tid >= J->P->n_threads) return;
     R.P = J->P;
     R.sp = J->sp;
     R.T = &J->P->threads[tid];
     R.T->ct_kept = -1; /* a new job: new panels (another statement, or new inputs) */
-    if (J->P->n_pslots) memset(R.T->pn, 0, sizeof(int) * (size_t)J->P->n_pslots); /* and new inputs */
+    for (k = 0; k < J->P->n_pslots; k++) R.T->pkey[k] = INT64_MIN; /* and new inputs */
     R.check = J->check;
     R.next_row = 0;
     R.by_row = 0;
@@ -16822,7 +16823,7 @@ TC__PRIVATE void tc__explain_not_tile(tc__buf *b, const tc_plan *P, const tc__vm
         tc__bprintf(b, "both operands are uniform along the lanes");
     else if (sp->reads[a].tensor == sp->wt || sp->reads[c].tensor == sp->wt)
         tc__bprintf(b, "it reads the tensor it writes");
-    else if (tc__vm_mk_row(sp, a, c) < 0 && tc__vm_extent(sp, sp->lane) >= TC_BLOCK / 4)
+    else if (tc__vm_tile_one_row(sp, a, c))
         tc__bprintf(b, "no output loop that %s is constant along and %s is not, so a tile would have "
                        "one row and its packed lanes serve once", tc__explain_tensor(P, sp->reads[c].tensor),
                     tc__explain_tensor(P, sp->reads[a].tensor));
