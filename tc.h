@@ -7236,7 +7236,13 @@ TC__MATH_INLINE double tc__math_tanh_lane_d(double x) {
 TC__MATH_INLINE double tc__math_fabs_lane_d(double x) {
     return tc__math_u2d(tc__math_d2u(x) & 0x7fffffffffffffffu);
 }
-TC__MATH_BLOCK_D(tc__math_block_fabs_d, tc__math_fabs_lane_d)
+/* exact, the same bits from any code: a plain loop, as the float32 table's
+   EXACT builtins (the chunks' copies through local arrays cost more than
+   the lane's work) */
+TC__MATH_BLOCK_FN void tc__math_block_fabs_d(double *dst, const double *a, int n) {
+    int i;
+    for (i = 0; i < n; i++) dst[i] = tc__math_fabs_lane_d(a[i]);
+}
 TC__MATH_BLOCK_D(tc__math_block_exp_d, tc__math_exp_lane_d)
 TC__MATH_BLOCK_D(tc__math_block_tanh_d, tc__math_tanh_lane_d)
 #undef TC__MATH_BLOCK_D
