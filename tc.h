@@ -1180,6 +1180,10 @@ TC__PRIVATE int tc__dtype_is_int(tc_dtype t) { /* integral, bool excluded */
     return tc__dtypes[t].kind == 'i' || tc__dtypes[t].kind == 'u';
 }
 TC__PRIVATE int tc__dtype_is_signed(tc_dtype t) { return tc__dtypes[t].kind == 'i'; }
+/* Float min and max ignore NaN (C99 fmin/fmax, CUDA's min/max): the VM's
+   lanes and the compile-time folding of constants. */
+#define TC__FMIN(x, y) ((x) != (x) ? (y) : (y) < (x) ? (y) : (x))
+#define TC__FMAX(x, y) ((x) != (x) ? (y) : (y) > (x) ? (y) : (x))
 
 static const struct {
     const char *name, *message;
@@ -3912,14 +3916,18 @@ TC__PRIVATE tc__sm_val tc__sm_const(tc__sm_stmt *st, tc_dtype t, int64_t iv, dou
     return tc__sm_mkval(id, t);
 }
 
-/* A constant converted to t at compile time, or -1 when the conversion is
-   not exact-by-definition (float to integer stays a run-time CAST). */
-TC__PRIVATE int tc__sm_fold_const(tc__sm_stmt *st, const tc_ir_node *c, tc_dtype t) {
+/* Constant c converted to t at compile time (*iv, *fv), or 0 when the
+   conversion is not exact-by-definition (float to integer stays a run-time
+   CAST). */
+TC__PRIVATE int tc__sm_conv_value(const tc_ir_node *c, tc_dtype t, int64_t *ivp, double *fvp) {
     int64_t iv = c->ival;
     double fv = c->fval;
     tc_dtype from = c->dtype;
-    if (tc__dtype_is_float(from) && !tc__dtype_is_float(t) && t != TC_BOOL) return -1;
+    if (tc__dtype_is_float(from) && !tc__dtype_is_float(t) && t != TC_BOOL) return 0;
     if (t == TC_BOOL) iv = tc__dtype_is_float(from) ? fv != 0.0 : iv != 0;
+    else if (tc__dtype_is_float(t) && !tc__dtype_is_float(from) && tc__sm_compute(t) != TC_FLOAT64)
+        fv = tc__dtype_is_signed(from) || from == TC_BOOL ? (double)(float)iv /* rounded once */
+                                                         : (double)(float)(uint64_t)iv;
     else if (tc__dtype_is_float(t) && !tc__dtype_is_float(from))
         fv = tc__dtype_is_signed(from) || from == TC_BOOL ? (double)iv : (double)(uint64_t)iv;
     else if (!tc__dtype_is_float(t)) { /* integer to integer: wrap to t's width */
@@ -3931,7 +3939,16 @@ TC__PRIVATE int tc__sm_fold_const(tc__sm_stmt *st, const tc_ir_node *c, tc_dtype
         }
         memcpy(&iv, &u, sizeof iv);
     }
-    return tc__sm_const(st, t, iv, fv).node;
+    if (tc__dtype_is_float(t) && tc__sm_compute(t) != TC_FLOAT64) fv = (double)(float)fv;
+    *ivp = iv;
+    *fvp = fv;
+    return 1;
+}
+/* A new constant: c converted to t, or -1 (tc__sm_conv_value). */
+TC__PRIVATE int tc__sm_fold_const(tc__sm_stmt *st, const tc_ir_node *c, tc_dtype t) {
+    int64_t iv;
+    double fv;
+    return tc__sm_conv_value(c, t, &iv, &fv) ? tc__sm_const(st, t, iv, fv).node : -1;
 }
 
 /* v converted to type t: a CAST node when the compute types differ, or a
@@ -5368,6 +5385,165 @@ TC__PRIVATE int tc__lower_lhs_access(tc__sm_stmt *st, int t) {
     return 1;
 }
 
+/* Constant folding, after range inference and before tc__lower_compact:
+   a part of the value computed from constants alone is computed once
+   here, with the VM's element semantics, so that `2.0 > 2.0 ? X(i) : Y(i)`
+   or `min(1.25, 3.0) * X(i)` runs as the plain statement it is (the
+   schedule chooses by the statement's shape, and a constant condition
+   would keep it on the general path). `c ? a : a` is a whatever c is.
+   The accesses were recorded before, so reads folded away still bound
+   ranges, as a read in an unselected branch does (SEMANTICS.md 6).
+   Builtins run tc__math_f32/_f64, the bits the VM gives a lane. Integer
+   arithmetic other than min and max is left to run time. */
+TC__PRIVATE double tc__math_f64(tc_builtin b, const double *a);
+TC__PRIVATE float tc__math_f32(tc_builtin b, const float *a);
+
+/* Whether nodes a and b compute the same value (structurally), within a
+   budget of steps (the value is a DAG: lets are shared). */
+TC__PRIVATE int tc__fold_same(const tc__sm_stmt *st, int a, int b, int *budget) {
+    const tc_ir_node *x = &st->nodes[a], *y = &st->nodes[b];
+    int k, d;
+    if (a == b) return 1;
+    if (--*budget < 0 || x->op != y->op || x->dtype != y->dtype || x->nargs != y->nargs) return 0;
+    switch (x->op) {
+    case TC_IR_CONST:
+        return tc__dtype_is_float(x->dtype) ? memcmp(&x->fval, &y->fval, sizeof x->fval) == 0
+                                            : x->ival == y->ival;
+    case TC_IR_INDEX: return x->loop == y->loop;
+    case TC_IR_SIZE: return x->sx == y->sx;
+    case TC_IR_READ:
+        if (x->tensor != y->tensor) return 0;
+        for (d = 0; d < st->S->t[x->tensor].rank; d++) {
+            const tc_ir_index *p = &x->index[d], *q = &y->index[d];
+            if (p->affine != q->affine) return 0;
+            if (!p->affine && !tc__fold_same(st, p->node, q->node, budget)) return 0;
+            if (p->affine && (p->offset != q->offset ||
+                              memcmp(p->coef, q->coef, (size_t)st->n_vars * sizeof *p->coef)))
+                return 0;
+        }
+        return 1;
+    case TC_IR_CALL:
+        if (x->builtin != y->builtin) return 0;
+        break;
+    default: break;
+    }
+    for (k = 0; k < x->nargs; k++)
+        if (!tc__fold_same(st, x->args[k], y->args[k], budget)) return 0;
+    return 1;
+}
+
+/* A comparison of constants a and b of compute type t. */
+TC__PRIVATE int tc__fold_compare(tc_ir_op op, const tc_ir_node *a, const tc_ir_node *b, tc_dtype t) {
+    int lt, gt, eq;
+    if (tc__dtype_is_float(t)) { /* NaN: every comparison false but != */
+        lt = a->fval < b->fval, gt = a->fval > b->fval, eq = a->fval == b->fval;
+    } else if (tc__dtype_is_signed(t)) {
+        lt = a->ival < b->ival, gt = a->ival > b->ival, eq = a->ival == b->ival;
+    } else {
+        uint64_t u = (uint64_t)a->ival, v = (uint64_t)b->ival;
+        lt = u < v, gt = u > v, eq = u == v;
+    }
+    switch (op) {
+    case TC_IR_LT: return lt;
+    case TC_IR_LE: return lt || eq;
+    case TC_IR_GT: return gt;
+    case TC_IR_GE: return gt || eq;
+    case TC_IR_EQ: return eq;
+    default: return !eq; /* TC_IR_NE */
+    }
+}
+
+/* Float arithmetic on constants, rounded to t as each VM op rounds. */
+TC__PRIVATE int tc__fold_float(const tc_ir_node *x, const tc_ir_node *const *a, double *out) {
+    double p = a[0]->fval, q = x->nargs > 1 ? a[1]->fval : 0.0;
+    float r, s = (float)p, t = (float)q; /* r: assigned, so rounded to float */
+    int i, f32 = x->dtype == TC_FLOAT32;
+    switch (x->op) {
+    case TC_IR_ADD: r = s + t, *out = f32 ? (double)r : p + q; return 1;
+    case TC_IR_SUB: r = s - t, *out = f32 ? (double)r : p - q; return 1;
+    case TC_IR_MUL: r = s * t, *out = f32 ? (double)r : p * q; return 1;
+    case TC_IR_DIV: r = s / t, *out = f32 ? (double)r : p / q; return 1;
+    case TC_IR_NEG: *out = -p; return 1;
+    case TC_IR_MIN: *out = TC__FMIN(p, q); return 1;
+    case TC_IR_MAX: *out = TC__FMAX(p, q); return 1;
+    case TC_IR_CALL:
+        if (f32) {
+            float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            for (i = 0; i < x->nargs; i++) v[i] = (float)a[i]->fval;
+            *out = (double)tc__math_f32(x->builtin, v);
+        } else {
+            double v[4] = {0.0, 0.0, 0.0, 0.0};
+            for (i = 0; i < x->nargs; i++) v[i] = a[i]->fval;
+            *out = tc__math_f64(x->builtin, v);
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Node i with its operands folded: turned into a constant in place, or
+   the id of the node it equals (itself when nothing folds). */
+TC__PRIVATE int tc__fold_node(tc__sm_stmt *st, int i) {
+    tc_ir_node *x = &st->nodes[i];
+    const tc_ir_node *a[4] = {NULL, NULL, NULL, NULL};
+    int k, all = x->nargs > 0, budget = 4096;
+    double f;
+    for (k = 0; k < x->nargs && k < 4; k++) {
+        a[k] = &st->nodes[x->args[k]];
+        all &= a[k]->op == TC_IR_CONST;
+    }
+    switch (x->op) {
+    case TC_IR_SELECT:
+        if (a[0]->op == TC_IR_CONST) return x->args[a[0]->ival ? 1 : 2];
+        return tc__fold_same(st, x->args[1], x->args[2], &budget) ? x->args[1] : i;
+    case TC_IR_AND: case TC_IR_OR: /* a constant side decides, or drops out */
+        for (k = 0; k < 2; k++)
+            if (a[k]->op == TC_IR_CONST)
+                return (a[k]->ival != 0) == (x->op == TC_IR_AND) ? x->args[1 - k] : x->args[k];
+        return i;
+    default: break;
+    }
+    if (!all) return i;
+    if (x->op == TC_IR_NOT) x->ival = !a[0]->ival;
+    else if (x->op == TC_IR_CAST) {
+        int64_t iv;
+        if (!tc__sm_conv_value(a[0], x->dtype, &iv, &f)) return i;
+        x->ival = iv, x->fval = f;
+    }
+    else if (x->op >= TC_IR_LT && x->op <= TC_IR_NE)
+        x->ival = tc__fold_compare(x->op, a[0], a[1], a[0]->dtype);
+    else if (tc__dtype_is_float(x->dtype) && tc__fold_float(x, a, &f)) x->fval = f;
+    else if (x->op == TC_IR_MIN || x->op == TC_IR_MAX) { /* integers */
+        int less = tc__fold_compare(TC_IR_LT, a[1], a[0], x->dtype);
+        x->ival = (less == (x->op == TC_IR_MIN) ? a[1] : a[0])->ival;
+    } else return i;
+    x->op = TC_IR_CONST;
+    x->nargs = 0;
+    return i;
+}
+
+/* Folds the value's nodes in order (operands have lower ids). */
+TC__PRIVATE int tc__lower_fold(tc__sm_stmt *st, int *value) {
+    int n_all = *value + 1, i, k;
+    int *repl = (int *)tc__alloc_n(st->S->C, (size_t)n_all, sizeof(int));
+    int *rd = (int *)tc__alloc_n(st->S->C, (size_t)n_all, sizeof(int)); /* read entry + 1 */
+    if (!repl || !rd) return 0;
+    for (i = 0; i < st->n_reads; i++)
+        if (st->reads[i].node < n_all) rd[st->reads[i].node] = i + 1;
+    for (i = 0; i < n_all; i++) {
+        tc_ir_node *x = &st->nodes[i];
+        for (k = 0; k < x->nargs && k < 4; k++) x->args[k] = repl[x->args[k]];
+        if (rd[i]) {
+            tc__sm_readix *r = &st->reads[rd[i] - 1];
+            for (k = 0; k < r->rank; k++)
+                if (!r->ix[k].affine && r->ix[k].node >= 0) r->ix[k].node = repl[r->ix[k].node];
+        }
+        repl[i] = tc__fold_node(st, i);
+    }
+    *value = repl[*value];
+    return 1;
+}
+
 /* Drops nodes the value does not use (the general index of a read that
    stayed affine, say) and renumbers the rest, keeping topological order. */
 TC__PRIVATE int tc__lower_compact(tc__sm_stmt *st, int *value) {
@@ -5494,7 +5670,9 @@ TC__PRIVATE int tc__lower_comprehension(tc__sema *S, tc__sm_env *E, const tc__st
     if (v.node < 0 || !tc__lower_lhs_access(&st, t) || !tc__range_infer(&st) ||
         !tc__range_checks(&st, S->n_stmts) || !tc__lower_self_reads(&st, t))
         return 0;
-    if (!tc__lower_compact(&st, &v.node) || !tc__lower_emit(&st, t, v.node)) return 0;
+    if (!tc__lower_fold(&st, &v.node) || !tc__lower_compact(&st, &v.node) ||
+        !tc__lower_emit(&st, t, v.node))
+        return 0;
     return tc__lower_define(&st, t);
 }
 
@@ -9710,8 +9888,8 @@ TC__VECTORIZE_BEGIN
     static inline T tc__e_mul_##sfx(T x, T y) { return x * y; }                              \
     static inline T tc__e_div_##sfx(T x, T y) { return x / y; }                              \
     static inline T tc__e_neg_##sfx(T x) { return -x; }                                      \
-    static inline T tc__e_min_##sfx(T x, T y) { return x != x ? y : y < x ? y : x; }         \
-    static inline T tc__e_max_##sfx(T x, T y) { return x != x ? y : y > x ? y : x; }
+    static inline T tc__e_min_##sfx(T x, T y) { return TC__FMIN(x, y); }                     \
+    static inline T tc__e_max_##sfx(T x, T y) { return TC__FMAX(x, y); }
 #define TC__VM_ELEM(sfx, DT, T, W, K) TC__VM_ELEM_##K(sfx, T, W)
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic push

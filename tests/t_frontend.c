@@ -755,6 +755,138 @@ static void test_select_guard(void) {
     CHECK(tc_program_num_warnings(P) == 0);
 }
 
+/* ---- Constant folding --------------------------------------------------- */
+
+/* Runs def `name` of P on n-element A, B (dtype t) and the scalars s[]
+   (their dtypes st[]) into out. */
+static int run_ab(const char *name, tc_dtype t, const void *a, const void *b, int n,
+                  const tc_dtype *st, const void *const *s, int ns, void *out) {
+    tc_tensor in[6], o;
+    tc_run_desc rd;
+    int i;
+    memset(in, 0, sizeof in);
+    memset(&o, 0, sizeof o);
+    memset(&rd, 0, sizeof rd);
+    for (i = 0; i < 2; i++) {
+        in[i].dtype = t;
+        in[i].rank = 1;
+        in[i].shape[0] = n;
+        in[i].data = (void *)(i ? b : a);
+    }
+    for (i = 0; i < ns; i++) {
+        in[2 + i].dtype = st[i];
+        in[2 + i].data = (void *)s[i];
+    }
+    o.dtype = t;
+    o.rank = 1;
+    o.shape[0] = n;
+    o.data = out;
+    rd.entry = name;
+    rd.inputs = in;
+    rd.n_inputs = 2 + ns;
+    rd.outputs = &o;
+    rd.n_outputs = 1;
+    return tc_run(P, &rd, &E) == TC_OK;
+}
+
+/* O(i) = expr, where $0..$3 stand for the literals lit[]: folded at
+   compile time (def f), against the same with each literal an input scalar
+   of the literal's type (def g, computed by the VM's lanes): the same bits,
+   and f's value node `op` with `nodes` nodes (0: any). */
+static void fold_case(const char *expr, const char *const *lit, int nlit, int dbl, tc_ir_op op,
+                      int nodes) {
+    static const double vals[] = {1.5, -2.25, 0.0, -0.0, 3.0, 1e30, -7.125, 0.5, 2.0, -1.0};
+    char src[2048], fe[512], ge[512], params[256];
+    tc_dtype st[4];
+    const void *sp[4];
+    float sf[4];
+    int32_t si[4];
+    uint32_t su[4];
+    double a[37], b[37], of[37], og[37];
+    float af[37], bf[37];
+    int i, k, n = 37, pf = 0, pg = 0;
+    const char *e;
+    params[0] = 0;
+    for (i = 0; i < nlit; i++) {
+        const char *l = lit[i];
+        int isf = strchr(l, '.') != NULL, isu = strchr(l, 'u') != NULL;
+        st[i] = isf ? TC_FLOAT32 : isu ? TC_UINT32 : TC_INT32;
+        sf[i] = (float)strtod(l, NULL);
+        si[i] = (int32_t)strtol(l, NULL, 10);
+        su[i] = (uint32_t)strtoul(l, NULL, 10);
+        sp[i] = isf ? (const void *)&sf[i] : isu ? (const void *)&su[i] : (const void *)&si[i];
+        sprintf(params + strlen(params), ", %s s%d", tc_dtype_name(st[i]), i);
+    }
+    for (e = expr; *e; e++) {
+        if (*e == '$') {
+            k = e[1] - '0';
+            pf += sprintf(fe + pf, "%s", lit[k]);
+            pg += sprintf(ge + pg, "s%d", k);
+            e++;
+        } else {
+            fe[pf++] = *e;
+            ge[pg++] = *e;
+        }
+    }
+    fe[pf] = ge[pg] = 0;
+    sprintf(src, "def f(%s(N) A, %s(N) B) -> (O) { O(i) = %s }\n"
+                 "def g(%s(N) A, %s(N) B%s) -> (O) { O(i) = %s }\n",
+            dbl ? "double" : "float", dbl ? "double" : "float", fe, dbl ? "double" : "float",
+            dbl ? "double" : "float", params, ge);
+    CHECKF(compile_def(src, "f"), "%s", src);
+    if (!D) return;
+    CHECKF(D->stmts[0].nodes[D->stmts[0].value].op == op, "%s: value op %d", fe,
+           (int)D->stmts[0].nodes[D->stmts[0].value].op);
+    CHECKF(!nodes || D->stmts[0].n_nodes == nodes, "%s: %d nodes", fe, D->stmts[0].n_nodes);
+    for (i = 0; i < n; i++) {
+        a[i] = vals[i % 10] * (1 + i / 10);
+        b[i] = vals[(i * 3 + 1) % 10] - i;
+        af[i] = (float)a[i];
+        bf[i] = (float)b[i];
+    }
+    CHECKF(run_ab("f", dbl ? TC_FLOAT64 : TC_FLOAT32, dbl ? (void *)a : (void *)af,
+                  dbl ? (void *)b : (void *)bf, n, NULL, NULL, 0, of), "%s: %s", fe, E.msg);
+    CHECKF(run_ab("g", dbl ? TC_FLOAT64 : TC_FLOAT32, dbl ? (void *)a : (void *)af,
+                  dbl ? (void *)b : (void *)bf, n, st, sp, nlit, og), "%s: %s", ge, E.msg);
+    CHECKF(memcmp(of, og, (size_t)n * (dbl ? 8 : 4)) == 0, "%s: folded and run-time differ", fe);
+}
+
+static void test_fold(void) {
+    const char *l1[] = {"2.0", "2.0", "1.25", "3.0"}, *l2[] = {"1.0", "3.0", "0.1", "0.7"};
+    const char *l3[] = {"0.0", "0.0", "2.0"}, *l4[] = {"1.0", "2.0", "0.5"};
+    const char *l5[] = {"-1", "1u"}, *l6[] = {"3", "2"}, *l7[] = {"0.0", "1", "2"};
+    const char *l8[] = {"0.0", "-0.0"}, *l9[] = {"3", "-4", "2"}, *l10[] = {"3", "7u"};
+    const char *l11[] = {"0.75", "3.0", "2.0", "1.5"}, *l12[] = {"16777217", "1"};
+    const tc_ir_stmt *s;
+    int j;
+    for (j = 0; j < 2; j++) {
+        fold_case("($0 > $1 ? A(i) : B(i)) * min($2, $3)", l1, 4, j, TC_IR_MUL, 3);
+        fold_case("A(i) * ($0 / $1) + $2 * $3", l2, 4, j, TC_IR_ADD, 5);
+        fold_case("max(A(i), min($0 / $1, $2))", l3, 3, j, TC_IR_MAX, 3);
+        fold_case("A(i) + exp($0) * sqrt($1) - tanh($2)", l4, 3, j, TC_IR_SUB, 0);
+        fold_case("$0 < $1 ? A(i) : B(i)", l5, 2, j, TC_IR_READ, 1);
+        fold_case("($0 > $1 && A(i) > 0.0) ? A(i) : B(i)", l6, 2, j, TC_IR_SELECT, 0);
+        fold_case("(A(i) > $0 || $1 < $2) ? A(i) : B(i)", l7, 3, j, TC_IR_READ, 1);
+        fold_case("min($0, $1) * A(i) + max($1, $0)", l8, 2, j, TC_IR_ADD, 0);
+        fold_case("max(min($0, $1), $2) + A(i)", l9, 3, j, TC_IR_ADD, 3);
+        fold_case("A(i) * max($0, $1)", l10, 2, j, TC_IR_MUL, 3);
+        fold_case("fma(min($2, $1), max(A(i), $1), A(i)) + fma(($0 > $1 ? A(i) : A(i)), ($2 / ($3 "
+                  "+ fabs($2))), B(i))", l11, 4, j, TC_IR_ADD, 0);
+        fold_case("A(i) + float($0 + $1)", l12, 2, j, TC_IR_ADD, 0);
+    }
+    /* c ? a : a is a, whatever c; the condition's nodes are dropped */
+    CHECK(compile("def f(float(N) A, float(N) B) -> (O) { O(i) = B(i) > 0.0 ? A(i) + 1.0 : A(i) + 1.0 }"));
+    s = D ? stmt(0) : NULL;
+    CHECK(s && s->n_nodes == 3 && s->nodes[s->value].op == TC_IR_ADD);
+    /* reads folded away still bound the ranges */
+    CHECK(compile("def f(float(N) A, float(M) B) -> (O) { O(i) = 1 > 2 ? B(i) : A(i) }"));
+    CHECK(D && stmt(0)->n_nodes == 1);
+    CHECK_STR(range_text(0, "i"), "[0, min(N, M))");
+    CHECK(compile("def f(float(N) A) -> (O) { O(i) = 1 > 2 ? A(i + 2) : 0.0 }"));
+    CHECK_STR(range_text(0, "i"), "[0, N - 2)");
+    CHECK(D && stmt(0)->nodes[stmt(0)->value].op == TC_IR_CONST);
+}
+
 /* ---- TC-to-TC calls ------------------------------------------------------- */
 
 static void test_calls(void) {
@@ -1112,6 +1244,7 @@ int main(void) {
     RUN(test_shape_errors);
     RUN(test_lets_exists);
     RUN(test_select_guard);
+    RUN(test_fold);
     RUN(test_calls);
     RUN(test_text_and_lines);
     RUN(test_performance_shape);
