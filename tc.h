@@ -13763,10 +13763,11 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_order(P, sp);
     tc__vm_plan_direct(P, sp);
     tc__vm_plan_prefetch(P, sp);
-    /* rows shorter than a few vectors that fold (tc__vm_plan_fold) run a
-       block of many of them at once; the element-wise kernels would take
-       a call for each */
-    if (sp->lane < 0 || tc__vm_extent(sp, sp->lane) >= TC__VM_LANES_ENOUGH || !tc__vm_fold_lanes(P, sp))
+    /* rows of up to a quarter block that fold (tc__vm_plan_fold) run a
+       block of several of them at once; the element-wise kernels would
+       take a call for each, which costs more than the fused pass saves
+       until a row fills a good part of a block */
+    if (sp->lane < 0 || tc__vm_extent(sp, sp->lane) > TC_BLOCK / 4 || !tc__vm_fold_lanes(P, sp))
         tc__vm_plan_ew(sp);
     tc__vm_plan_stream_chain(sp);
     tc__vm_plan_stream_div(sp);
