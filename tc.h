@@ -9831,19 +9831,27 @@ TC__VECTORIZE_BEGIN
 
 /* clang-format off */
 /*  sfx  dtype    C type    wrap type  kind */
-#define TC__VM_TYPES(X)                        \
+#define TC__VM_TYPES_POOLED(X)                   \
+    X(i32, INT32,   int32_t,  uint32_t, I)     \
+    X(u8,  UINT8,   uint8_t,  uint32_t, U)     \
+    X(f32, FLOAT32, float,    float,    F)     \
+    X(f64, FLOAT64, double,   double,   F)
+#define TC__VM_TYPES_REST(X)                 \
     X(b,   BOOL,    uint8_t,  uint32_t, B)     \
     X(i8,  INT8,    int8_t,   uint32_t, I)     \
     X(i16, INT16,   int16_t,  uint32_t, I)     \
-    X(i32, INT32,   int32_t,  uint32_t, I)     \
     X(i64, INT64,   int64_t,  uint64_t, I)     \
-    X(u8,  UINT8,   uint8_t,  uint32_t, U)     \
     X(u16, UINT16,  uint16_t, uint32_t, U)     \
     X(u32, UINT32,  uint32_t, uint32_t, U)     \
-    X(u64, UINT64,  uint64_t, uint64_t, U)     \
-    X(f32, FLOAT32, float,    float,    F)     \
-    X(f64, FLOAT64, double,   double,   F)
+    X(u64, UINT64,  uint64_t, uint64_t, U)
 /* clang-format on */
+/* Every dtype the VM computes in. The kernels that only speed up one
+   pattern (the pair and 2x2-window reductions of windows and pooling) are
+   made for TC__VM_TYPES_POOLED alone, the dtypes such statements are
+   written in; the others take the general path, which gives the same
+   values (integer reductions are exact in any order). Each instantiation
+   is build time for every user of the header. */
+#define TC__VM_TYPES(X) TC__VM_TYPES_POOLED(X) TC__VM_TYPES_REST(X)
 
 /* Element functions: tc__e_<op>_<sfx>(x, y). */
 #define TC__VM_ELEM_WRAP(sfx, T, W)                                                          \
@@ -11207,9 +11215,9 @@ TC__VM_TYPES(TC__VM_RED_MEM)
         if (max) TC__VM_POOL2_LOOP(tc__e_amax_, sfx, T)                                      \
         else TC__VM_POOL2_LOOP(tc__e_amin_, sfx, T)                                          \
     }
-TC__VM_TYPES(TC__VM_RED_PAIR)
-TC__VM_TYPES(TC__VM_POOL2_ROWS)
-TC__VM_TYPES(TC__VM_RED_PAIR_ROWS)
+TC__VM_TYPES_POOLED(TC__VM_RED_PAIR)
+TC__VM_TYPES_POOLED(TC__VM_POOL2_ROWS)
+TC__VM_TYPES_POOLED(TC__VM_RED_PAIR_ROWS)
 /* tc__k_pool2_rows_f32 for output rows that are one contiguous run (ds ==
    n, or one row; n >= 16), d's whole cache lines written by streaming
    stores as they are made, 16 outputs at a time: a line within a row is
@@ -11276,7 +11284,7 @@ TC__KERNEL void tc__k_reduce_pair(tc_dtype t, tc_reduce r, void *acc, const void
     switch (t) {
 #define TC__VM_RP_CASE(sfx, DT, T, W, K)                                                     \
     case TC_##DT: tc__k_reduce_pair_##sfx(r, acc, p, q, z, n); break;
-        TC__VM_TYPES(TC__VM_RP_CASE)
+        TC__VM_TYPES_POOLED(TC__VM_RP_CASE)
 #undef TC__VM_RP_CASE
     default: break;
     }
@@ -11295,7 +11303,7 @@ TC__KERNEL void tc__k_reduce_pair_rows(tc_dtype t, tc_reduce r, void *d, int64_t
     switch (t) {
 #define TC__VM_RPR_CASE(sfx, DT, T, W, K)                                                    \
     case TC_##DT: tc__k_reduce_pair_rows_##sfx(r, d, ds, p, s, qo, z, rows, n); break;
-        TC__VM_TYPES(TC__VM_RPR_CASE)
+        TC__VM_TYPES_POOLED(TC__VM_RPR_CASE)
 #undef TC__VM_RPR_CASE
     default: break;
     }
@@ -13460,6 +13468,16 @@ TC__PRIVATE int tc__vm_wred_div(const tc__vm_splan *sp, unsigned *divisor) {
     return *divisor == other ? dv->op : 0;
 }
 
+/* The dtypes with pair-reduction kernels (TC__VM_TYPES_POOLED). */
+TC__PRIVATE int tc__vm_pooled_dtype(tc_dtype t) {
+    switch (t) {
+#define TC__VM_POOLED_CASE(sfx, DT, T, W, K) case TC_##DT: return 1;
+        TC__VM_TYPES_POOLED(TC__VM_POOLED_CASE)
+#undef TC__VM_POOLED_CASE
+    default: return 0;
+    }
+}
+
 /* The value is one plain read (LOAD is the whole program), or one read
    divided by a prologue value (tc__vm_wred_div), reduced over the
    reduction loops into lanes along an output loop: pooling, window
@@ -13485,7 +13503,8 @@ TC__PRIVATE void tc__vm_plan_wred(tc_plan *P, tc__vm_splan *sp) {
     /* the innermost reduction loop covers the gap between lanes (stride 2,
        extent 2, unit stride): read its two steps as one contiguous pair */
     if (rp->lstride[sp->lane] == 2 && rp->lstride[sp->red[sp->n_red - 1]] == 1 &&
-        tc__vm_extent(sp, sp->red[sp->n_red - 1]) == 2 && sp->st->reduce != TC_REDUCE_ASSIGN && !div)
+        tc__vm_extent(sp, sp->red[sp->n_red - 1]) == 2 && sp->st->reduce != TC_REDUCE_ASSIGN && !div &&
+        tc__vm_pooled_dtype(vs->vdt))
         sp->wred_pair = 1;
     if (!tc__vm_mk_tables(P, sp)) return;
     sp->wred = 1;
