@@ -5391,6 +5391,9 @@ TC__PRIVATE int tc__lower_lhs_access(tc__sm_stmt *st, int t) {
    or `min(1.25, 3.0) * X(i)` runs as the plain statement it is (the
    schedule chooses by the statement's shape, and a constant condition
    would keep it on the general path). `c ? a : a` is a whatever c is.
+   A value compared with itself: `x < x` and `x > x` are false for every
+   value, NaN too; for integers `x == x`, `<=` and `>=` are true and `!=`
+   false (a float's are left: NaN == NaN is false).
    The accesses were recorded before, so reads folded away still bound
    ranges, as a read in an unselected branch does (SEMANTICS.md 6).
    Builtins run tc__math_f32/_f64, the bits the VM gives a lane. Integer
@@ -5502,6 +5505,15 @@ TC__PRIVATE int tc__fold_node(tc__sm_stmt *st, int i) {
                 return (a[k]->ival != 0) == (x->op == TC_IR_AND) ? x->args[1 - k] : x->args[k];
         return i;
     default: break;
+    }
+    if (x->op >= TC_IR_LT && x->op <= TC_IR_NE && !all &&
+        tc__fold_same(st, x->args[0], x->args[1], &budget)) { /* a value against itself */
+        int strict = x->op == TC_IR_LT || x->op == TC_IR_GT; /* false for any value, NaN too */
+        if (!strict && tc__dtype_is_float(a[0]->dtype)) return i; /* NaN == NaN is false */
+        x->ival = !strict && x->op != TC_IR_NE;
+        x->op = TC_IR_CONST;
+        x->nargs = 0;
+        return i;
     }
     if (!all) return i;
     if (x->op == TC_IR_NOT) x->ival = !a[0]->ival;

@@ -851,6 +851,37 @@ static void fold_case(const char *expr, const char *const *lit, int nlit, int db
     CHECKF(memcmp(of, og, (size_t)n * (dbl ? 8 : 4)) == 0, "%s: folded and run-time differ", fe);
 }
 
+/* A value compared with itself: < and > are false for any value (NaN
+   too); a float's ==, <=, >= and != stay (NaN), an integer's fold. */
+static void test_fold_self(void) {
+    float a[4] = {1.0f, NAN, -0.0f, INFINITY}, b[4] = {5.0f, 6.0f, 7.0f, 8.0f}, o[4];
+    const tc_ir_stmt *s;
+    CHECK(compile("def f(float(N) A, float(N) B) -> (O) { O(i) = A(i) > A(i) ? A(i) : B(i) }"));
+    s = D ? stmt(0) : NULL;
+    CHECK(s && s->n_nodes == 1 && s->nodes[s->value].op == TC_IR_READ);
+    CHECK(compile("def f(float(N) A, float(N) B) -> (O) { O(i) = exp(A(i)) < exp(A(i)) ? A(i) : B(i) }"));
+    s = D ? stmt(0) : NULL;
+    CHECK(s && s->n_nodes == 1 && s->nodes[s->value].op == TC_IR_READ);
+    CHECK(compile("def f(float(N) A, float(N) B) -> (O) { O(i) = A(i) >= A(i) ? A(i) : B(i) }"));
+    s = D ? stmt(0) : NULL;
+    CHECK(s && s->nodes[s->value].op == TC_IR_SELECT);
+    CHECK(run_ab("f", TC_FLOAT32, a, b, 4, NULL, NULL, 0, o));
+    CHECK(o[0] == 1.0f && o[1] == 6.0f && o[3] == INFINITY);
+    CHECK(compile("def f(float(N) A, float(N) B) -> (O) { O(i) = A(i) != A(i) ? B(i) : A(i) }"));
+    CHECK(run_ab("f", TC_FLOAT32, a, b, 4, NULL, NULL, 0, o));
+    CHECK(o[0] == 1.0f && o[1] == 6.0f);
+    CHECK(compile("def f(int32(N) A, int32(N) B) -> (O) { O(i) = A(i) <= A(i) && A(i) == A(i) ? A(i) : B(i) }"));
+    s = D ? stmt(0) : NULL;
+    CHECK(s && s->n_nodes == 1 && s->nodes[s->value].op == TC_IR_READ && s->nodes[s->value].tensor == 0);
+    CHECK(compile("def f(int32(N) A, int32(N) B) -> (O) { O(i) = A(i) != A(i) || A(i) < A(i) ? A(i) : B(i) }"));
+    s = D ? stmt(0) : NULL;
+    CHECK(s && s->n_nodes == 1 && s->nodes[s->value].op == TC_IR_READ && s->nodes[s->value].tensor == 1);
+    /* different reads are not the same value */
+    CHECK(compile("def f(float(N) A, float(N) B) -> (O) { O(i) = A(i) > B(i) ? A(i) : B(i) }"));
+    s = D ? stmt(0) : NULL;
+    CHECK(s && s->nodes[s->value].op == TC_IR_SELECT);
+}
+
 static void test_fold(void) {
     const char *l1[] = {"2.0", "2.0", "1.25", "3.0"}, *l2[] = {"1.0", "3.0", "0.1", "0.7"};
     const char *l3[] = {"0.0", "0.0", "2.0"}, *l4[] = {"1.0", "2.0", "0.5"};
@@ -885,6 +916,7 @@ static void test_fold(void) {
     CHECK(compile("def f(float(N) A) -> (O) { O(i) = 1 > 2 ? A(i + 2) : 0.0 }"));
     CHECK_STR(range_text(0, "i"), "[0, N - 2)");
     CHECK(D && stmt(0)->nodes[stmt(0)->value].op == TC_IR_CONST);
+    test_fold_self();
 }
 
 /* ---- TC-to-TC calls ------------------------------------------------------- */
