@@ -5401,35 +5401,44 @@ TC__PRIVATE int tc__lower_lhs_access(tc__sm_stmt *st, int t) {
 TC__PRIVATE double tc__math_f64(tc_builtin b, const double *a);
 TC__PRIVATE float tc__math_f32(tc_builtin b, const float *a);
 
+/* Whether nodes x and y are the same operation on the same payload:
+   op, dtype, operand count, constant, loop, size, builtin, tensor and
+   each affine index of a read (rank dimensions, n_coef coefficients).
+   Operands and non-affine indices are left to the caller. */
+TC__PRIVATE int tc__ir_same_payload(const tc_ir_node *x, const tc_ir_node *y, int rank, int n_coef) {
+    int d;
+    if (x->op != y->op || x->dtype != y->dtype || x->nargs != y->nargs) return 0;
+    switch (x->op) {
+    case TC_IR_CONST: return x->ival == y->ival && memcmp(&x->fval, &y->fval, sizeof x->fval) == 0;
+    case TC_IR_INDEX: return x->loop == y->loop;
+    case TC_IR_SIZE: return x->sx == y->sx;
+    case TC_IR_CALL: return x->builtin == y->builtin;
+    case TC_IR_READ:
+        if (x->tensor != y->tensor) return 0;
+        for (d = 0; d < rank; d++) {
+            const tc_ir_index *p = &x->index[d], *q = &y->index[d];
+            if (p->affine != q->affine) return 0;
+            if (p->affine && (p->offset != q->offset ||
+                              (n_coef > 0 && memcmp(p->coef, q->coef, (size_t)n_coef * sizeof *p->coef))))
+                return 0;
+        }
+        return 1;
+    default: return 1;
+    }
+}
+
 /* Whether nodes a and b compute the same value (structurally), within a
    budget of steps (the value is a DAG: lets are shared). */
 TC__PRIVATE int tc__fold_same(const tc__sm_stmt *st, int a, int b, int *budget) {
     const tc_ir_node *x = &st->nodes[a], *y = &st->nodes[b];
-    int k, d;
+    int k, d, rank;
     if (a == b) return 1;
-    if (--*budget < 0 || x->op != y->op || x->dtype != y->dtype || x->nargs != y->nargs) return 0;
-    switch (x->op) {
-    case TC_IR_CONST:
-        return tc__dtype_is_float(x->dtype) ? memcmp(&x->fval, &y->fval, sizeof x->fval) == 0
-                                            : x->ival == y->ival;
-    case TC_IR_INDEX: return x->loop == y->loop;
-    case TC_IR_SIZE: return x->sx == y->sx;
-    case TC_IR_READ:
-        if (x->tensor != y->tensor) return 0;
-        for (d = 0; d < st->S->t[x->tensor].rank; d++) {
-            const tc_ir_index *p = &x->index[d], *q = &y->index[d];
-            if (p->affine != q->affine) return 0;
-            if (!p->affine && !tc__fold_same(st, p->node, q->node, budget)) return 0;
-            if (p->affine && (p->offset != q->offset ||
-                              memcmp(p->coef, q->coef, (size_t)st->n_vars * sizeof *p->coef)))
-                return 0;
-        }
-        return 1;
-    case TC_IR_CALL:
-        if (x->builtin != y->builtin) return 0;
-        break;
-    default: break;
-    }
+    if (--*budget < 0) return 0;
+    rank = x->op == TC_IR_READ ? st->S->t[x->tensor].rank : 0;
+    if (!tc__ir_same_payload(x, y, rank, st->n_vars)) return 0;
+    for (d = 0; d < rank; d++)
+        if (!x->index[d].affine && !tc__fold_same(st, x->index[d].node, y->index[d].node, budget))
+            return 0;
     for (k = 0; k < x->nargs; k++)
         if (!tc__fold_same(st, x->args[k], y->args[k], budget)) return 0;
     return 1;
@@ -9377,31 +9386,13 @@ TC__PRIVATE int tc__vm_emit_expr(tc__vm_emit *E) {
    and payload, operands the same expressions (same[] of earlier nodes). */
 TC__PRIVATE int tc__vm_same_node(const tc__vm_emit *E, int a, int b) {
     const tc_ir_node *x = &E->st->nodes[a], *y = &E->st->nodes[b];
-    int k, d, l;
-    if (x->op != y->op || x->dtype != y->dtype || x->nargs != y->nargs) return 0;
+    int k, d, rank = x->op == TC_IR_READ ? E->def->tensors[x->tensor].rank : 0;
+    if (!tc__ir_same_payload(x, y, rank, E->st->n_loops)) return 0;
     for (k = 0; k < x->nargs && k < 4; k++)
         if (E->same[x->args[k]] != E->same[y->args[k]]) return 0;
-    switch (x->op) {
-    case TC_IR_CONST: return x->ival == y->ival && memcmp(&x->fval, &y->fval, sizeof x->fval) == 0;
-    case TC_IR_INDEX: return x->loop == y->loop;
-    case TC_IR_SIZE: return x->sx == y->sx;
-    case TC_IR_CALL: return x->builtin == y->builtin;
-    case TC_IR_READ:
-        if (x->tensor != y->tensor) return 0;
-        for (d = 0; d < E->def->tensors[x->tensor].rank; d++) {
-            const tc_ir_index *p = &x->index[d], *q = &y->index[d];
-            if (p->affine != q->affine) return 0;
-            if (!p->affine) {
-                if (E->same[p->node] != E->same[q->node]) return 0;
-                continue;
-            }
-            if (p->offset != q->offset) return 0;
-            for (l = 0; l < E->st->n_loops; l++)
-                if (p->coef[l] != q->coef[l]) return 0;
-        }
-        return 1;
-    default: return 1;
-    }
+    for (d = 0; d < rank; d++)
+        if (!x->index[d].affine && E->same[x->index[d].node] != E->same[y->index[d].node]) return 0;
+    return 1;
 }
 
 /* same[n]: the first node computing n's value, found through a hash of
