@@ -36,7 +36,8 @@
        TC_ASSERT(c)                       assert(c)        internal invariants only, never user input
        TC_NO_THREADS                      off              same API, every run on the calling thread
        TC_MAX_THREADS                     64               largest pool
-       TC_BLOCK                           512              VM lanes per instruction
+       TC_BLOCK                           2048             VM lanes a register holds (a
+                                                           statement may use fewer a block)
        TC_STREAM_BYTES                    16 MiB           a statement that moves this much (its
                                                            output and what it reads) writes an
                                                            output that nothing reads later past
@@ -690,7 +691,7 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #define TC_MAX_THREADS 64
 #endif
 #ifndef TC_BLOCK
-#define TC_BLOCK 512
+#define TC_BLOCK 2048
 #endif
 #ifndef TC_MAX_DEPTH
 #define TC_MAX_DEPTH 256
@@ -11866,6 +11867,7 @@ typedef struct tc__vm_splan {
     int lane_red;       /* the lane loop reduces (partial sums across lanes) */
     int n_outer, n_red;
     int *outer, *red;   /* loops walked outside / inside the block */
+    int blk;            /* lanes a block (tc__vm_pick_block) */
     int64_t n_blocks, n_items, n_chunks;
     int64_t n_segs;     /* a reduction along a long row: its segments (tc__vm_plan_segments), else 1 */
     int64_t seg_rows;   /* ... taken along red[0], so many of its values each; 0: along the lane loop */
@@ -11912,6 +11914,7 @@ typedef struct tc__vm_splan {
                            rounded down (tc__vm_chunk_items) */
     int tile;           /* rows of the row loop go TC__VM_TILE at a time (tc__vm_plan_tile) */
     int fold;           /* short rows: so many of the row loop's in one block (tc__vm_plan_fold) */
+    int fold_ext;       /* ... each of so many lanes */
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
     unsigned wred_divisor; /* ... divided (or multiplied: wred_op), before the sum, by this
@@ -11979,6 +11982,7 @@ typedef struct tc__vm_thread {
     void **rp;           /* where each register's lanes are (own buffer or tensor) */
     void *direct;        /* the last instruction writes here (a direct store) */
     unsigned char *uni;  /* per register: lane-uniform (see tc__vm_one_lane) */
+    int row_ext;         /* the lanes of a row where registers hold a value a row (TC__VM_ROW) */
     const void *pf_base; /* the last block prefetched by a LOAD: tensor, byte offset */
     int64_t pf_off;
     int64_t *idx;        /* loop values */
@@ -12051,6 +12055,8 @@ typedef struct tc__vm_run {
 
 #define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * (TC_BLOCK * 8)))
 #define TC__VM_UNI 0x80 /* T->uni: the register is lane-uniform (tc__vm_one_lane) */
+#define TC__VM_ROW 0x40 /* ... holds one value per row of a folded block (tc__vm_row_op) */
+#define TC__VM_ESZ 0x3f /* ... the element size, while only lane 0 (or a lane a row) is written */
 
 /* The bytes of a lane of a register loaded from storage dtype st: float16
    loads as float32, bool as one byte. */
@@ -12343,17 +12349,69 @@ TC__PRIVATE int tc__vm_one_lane(const tc__vm_run *R, const tc__vm_ins *in, const
     return 1;
 }
 
+/* A register of one value a row (TC__VM_ROW) over its rows' lanes: from
+   the last row back, so that no value is overwritten before it is read. */
+TC__PRIVATE void tc__vm_expand_rows(tc__vm_thread *T, unsigned r, int n) {
+    size_t esz = T->uni[r] & TC__VM_ESZ, ext = (size_t)T->row_ext;
+    unsigned char *p = (unsigned char *)T->rp[r], v[8];
+    int row = (int)((size_t)n / ext);
+    while (row-- > 0) {
+        memcpy(v, p + (size_t)row * esz, esz);
+        tc__k_fill(esz, p + (size_t)row * ext * esz, v, (int)ext);
+    }
+    T->uni[r] = 0;
+}
+
 TC__PRIVATE void tc__vm_spread(tc__vm_thread *T, const unsigned *src, int ns, int n) {
     int k;
     for (k = 0; k < ns; k++) {
         unsigned r = src[k];
-        if (T->uni[r] & 0x7f) {
+        if (T->uni[r] & TC__VM_ROW) {
+            tc__vm_expand_rows(T, r, n);
+        } else if (T->uni[r] & TC__VM_ESZ) {
             unsigned char v[8];
-            memcpy(v, T->rp[r], T->uni[r] & 0x7f);
-            tc__k_fill(T->uni[r] & 0x7f, T->rp[r], v, n);
+            memcpy(v, T->rp[r], T->uni[r] & TC__VM_ESZ);
+            tc__k_fill(T->uni[r] & TC__VM_ESZ, T->rp[r], v, n);
             T->uni[r] = TC__VM_UNI;
         }
     }
+}
+
+/* In a block of whole folded rows (tc__vm_plan_fold) of at least
+   TC__VM_ROW_MIN lanes, an operation whose operands are each the same
+   along a row (a read row_const, or such a value) or lane-uniform, not
+   all uniform, runs on one lane a row (rmsnorm's rsqrt(ss(i) / N + eps)
+   once a row, as without the fold), and its lanes are filled only for a
+   consumer that varies along the row. Below that length a row's lanes
+   cost less than filling them row by row. */
+#define TC__VM_ROW_MIN 16
+TC__PRIVATE int tc__vm_block_rows(const tc__vm_run *R, int n) {
+    int ext = R->sp->fold_ext;
+    return !R->check && ext >= TC__VM_ROW_MIN && n % ext == 0 ? n / ext : 0;
+}
+TC__PRIVATE int tc__vm_row_op(const tc__vm_run *R, const tc__vm_ins *in, const unsigned *src, int ns) {
+    const unsigned char *uni = R->T->uni;
+    int k, row = 0;
+    switch ((tc_opcode)in->op) {
+    case TC_OP_LOAD:
+        return in->c == TC__VM_NONE && R->sp->reads[in->b].row_const &&
+               R->sp->reads[in->b].lstride[R->sp->lane] == 0;
+    case TC_OP_CONST: case TC_OP_SIZE: case TC_OP_INDEX: case TC_OP_GOFF: case TC_OP_GIDX:
+    case TC_OP_GLOAD: case TC_OP_COUNT: return 0;
+    default: break;
+    }
+    for (k = 0; k < ns; k++) {
+        if (!(uni[src[k]] & (TC__VM_UNI | TC__VM_ROW))) return 0;
+        row |= (uni[src[k]] & TC__VM_ROW) != 0;
+    }
+    return row;
+}
+/* A row_const read on one lane a row: each row's value, rows rs apart. */
+TC__PRIVATE void tc__vm_load_rows(tc__vm_run *R, const tc__vm_ins *in, void *d, int rows) {
+    const tc__vm_rplan *rp = &R->sp->reads[in->b];
+    int64_t off = tc__vm_read_offset(R->sp, rp, R->T->idx);
+    const unsigned char *base = R->T->ptr[rp->tensor];
+    tc__k_load(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), rp->lstride[tc__vm_row_loop(R->sp)], rows);
 }
 
 /* A float binary op with exactly one lane-uniform operand runs on the
@@ -12370,8 +12428,8 @@ TC__PRIVATE int tc__vm_uniform_arith(const tc__vm_thread *T, const tc__vm_ins *i
    one pass of tc__k_chain_f32. A lane-uniform last operand is passed as a
    scalar; other uniform operands are spread first; a uniform power-of-two
    divisor becomes its reciprocal (one in the scratch register, or the
-   last scalar). 0: the chain starts lane-uniform, so the links run one by
-   one. */
+   last scalar). 0: the chain starts lane-uniform or with a value a row
+   (TC__VM_ROW), so the links run one by one. */
 TC__PRIVATE int tc__vm_exec_chain(tc__vm_run *R, const tc__vm_ins *in, int len, int direct, int n) {
     tc__vm_thread *T = R->T;
     const tc__vm_ins *last = in + len - 1;
@@ -12380,7 +12438,7 @@ TC__PRIVATE int tc__vm_exec_chain(tc__vm_run *R, const tc__vm_ins *in, int len, 
     unsigned src[4];
     int code, k, op[3], pow2 = 0, scalar_last;
     float sv = 0.0f;
-    if ((T->uni[in->b] & TC__VM_UNI) && (T->uni[in->c] & TC__VM_UNI)) return 0;
+    if ((T->uni[in->b] & (TC__VM_UNI | TC__VM_ROW)) && (T->uni[in->c] & (TC__VM_UNI | TC__VM_ROW))) return 0;
     src[0] = in->b;
     for (k = 0; k < len; k++) src[k + 1] = in[k].c;
     scalar_last = (T->uni[src[len]] & TC__VM_UNI) != 0;
@@ -12415,12 +12473,14 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
     const tc__vm_stmt *vs = R->sp->vs;
     tc__vm_thread *T = R->T;
     void **rp = T->rp;
+    int rows = tc__vm_block_rows(R, n);
+    T->row_ext = rows ? R->sp->fold_ext : 0;
     for (; in < end; in++) {
         tc_dtype t = (tc_dtype)in->dt;
-        int direct = in + 1 == end && T->direct, nl = n;
+        int direct = in + 1 == end && T->direct, nl = n, by_row = 0;
         void *d = direct ? T->direct : TC__VM_REG(T, in->a);
-        unsigned src[5];
-        int ns;
+        unsigned src[5] = {0, 0, 0, 0, 0};
+        int ns, k;
         if (R->check && !vs->check[in - vs->ins]) continue;
         if (!R->check && vs->chain && vs->chain[in - vs->ins]) {
             int len = vs->chain[in - vs->ins];
@@ -12434,6 +12494,19 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
             nl = 1;
             T->uni[in->a] = (unsigned char)(TC__VM_UNI | (in->op >= TC_OP_LT && in->op <= TC_OP_OR
                                                               ? 1u : (unsigned)tc_dtype_size(t)));
+        } else if (!direct && rows && tc__vm_row_op(R, in, src, ns)) {
+            unsigned char flag = (unsigned char)(TC__VM_ROW | (in->op >= TC_OP_LT && in->op <= TC_OP_OR
+                                                                   ? 1u : (unsigned)tc_dtype_size(t)));
+            rp[in->a] = d;
+            if (in->op >= TC_OP_ADD && in->op <= TC_OP_MAX && tc__vm_uniform_arith(T, in, d, rows)) {
+                T->uni[in->a] = flag;
+                continue;
+            }
+            for (k = 0; k < ns; k++) /* a uniform operand over every lane: a row's lanes read it */
+                if (T->uni[src[k]] & TC__VM_UNI) tc__vm_spread(T, &src[k], 1, n);
+            T->uni[in->a] = flag;
+            nl = rows;
+            by_row = 1;
         } else if (in->op >= TC_OP_ADD && in->op <= TC_OP_MAX && tc__vm_uniform_arith(T, in, d, n)) {
             T->uni[in->a] = 0;
             rp[in->a] = d;
@@ -12451,7 +12524,10 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
             tc__k_fill(4, d, &v, nl);
             break;
         }
-        case TC_OP_LOAD: if (!tc__vm_do_load(R, in, d, nl)) return 0; break;
+        case TC_OP_LOAD:
+            if (by_row) tc__vm_load_rows(R, in, d, nl);
+            else if (!tc__vm_do_load(R, in, d, nl)) return 0;
+            break;
         case TC_OP_GOFF: tc__vm_do_goff(R, in, d, nl); break;
         case TC_OP_GIDX: if (!tc__vm_do_gidx(R, in, nl)) return 0; break;
         case TC_OP_GLOAD:
@@ -12499,6 +12575,8 @@ TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
     int ub, uc;
     R->T->pf_base = NULL;
     if (!tc__vm_exec_range(R, vs->ins + vs->n_pro, last, n)) return 0;
+    if (T->uni[last->b] & TC__VM_ROW) tc__vm_expand_rows(T, last->b, n);
+    if (last->op != TC_OP_CALL && (T->uni[last->c] & TC__VM_ROW)) tc__vm_expand_rows(T, last->c, n);
     ub = (T->uni[last->b] & TC__VM_UNI) != 0;
     uc = last->op == TC_OP_CALL ? ub : (T->uni[last->c] & TC__VM_UNI) != 0; /* fabs: one operand */
     if (ub && uc) {
@@ -12934,6 +13012,30 @@ TC__PRIVATE void tc__vm_plan_chunks(tc__vm_splan *sp) {
     if (sp->n_chunks < 1) sp->n_chunks = 1;
 }
 
+/* Lanes a block: a whole register (TC_BLOCK), so that the interpreter's
+   work for each instruction is shared by as many lanes as it can hold;
+   halved, down to TC__VM_BLOCK_MIN, while a reduction loop inside the
+   block would re-read more strided lines than a 32 KB L1 data cache (the
+   smallest of current x86-64 and ARM cores) keeps: a read stepping along
+   the lanes by more than one element touches a line or part of one per
+   lane, and the reduction's next step reads the same lines again
+   (O(i,j) +=! X(i,j,k) * X(i,j,k), lanes along j). */
+#define TC__VM_BLOCK_MIN (TC_BLOCK < 512 ? TC_BLOCK : 512)
+#define TC__VM_L1_BYTES (32 * 1024)
+TC__PRIVATE int tc__vm_pick_block(const tc_plan *P, const tc__vm_splan *sp) {
+    int blk = TC_BLOCK, k;
+    double per_lane = 0.0;
+    (void)P;
+    if (sp->lane < 0 || sp->n_red == 0) return blk;
+    for (k = 0; k < sp->vs->n_reads; k++) {
+        int64_t ls = sp->reads[k].lstride[sp->lane];
+        double bytes = (double)(ls < 0 ? -ls : ls) * (double)tc_dtype_size(sp->reads[k].st);
+        if (ls < -1 || ls > 1) per_lane += bytes < 64.0 ? bytes : 64.0;
+    }
+    while (blk > TC__VM_BLOCK_MIN && (double)blk * per_lane > (double)TC__VM_L1_BYTES) blk /= 2;
+    return blk;
+}
+
 /* Loop order, items and chunks once the lane loop is known. */
 TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
     const tc_ir_stmt *st = sp->st;
@@ -12947,7 +13049,8 @@ TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
         if (l >= rank && tc__vm_extent(sp, l) == 0) sp->red_empty = 1;
     }
     if (sp->lane_red && tc__vm_extent(sp, sp->lane) == 0) sp->red_empty = 1;
-    sp->n_blocks = sp->lane < 0 ? 1 : (tc__vm_extent(sp, sp->lane) + TC_BLOCK - 1) / TC_BLOCK;
+    sp->blk = tc__vm_pick_block(P, sp);
+    sp->n_blocks = sp->lane < 0 ? 1 : (tc__vm_extent(sp, sp->lane) + sp->blk - 1) / sp->blk;
     sp->n_segs = 1;
     sp->n_items = sp->lane_red ? 1 : sp->n_blocks;
     for (l = 0; l < sp->n_outer; l++) sp->n_items *= tc__vm_extent(sp, sp->outer[l]);
@@ -13682,7 +13785,8 @@ TC__PRIVATE void tc__vm_fold_rows(tc__vm_splan *sp, int row, int64_t ext) {
         if (sp->reads[k].lstride[row] != 0 && sp->reads[k].lstride[sp->lane] == 0)
             sp->reads[k].row_const = (int)ext;
     }
-    sp->fold = (int)(TC_BLOCK / ext);
+    sp->fold = (int)(sp->blk / ext);
+    sp->fold_ext = (int)ext;
 }
 TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int lane, int row) {
     const tc__vm_stmt *vs = sp->vs;
@@ -13690,7 +13794,7 @@ TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int
     int64_t ext;
     if (row < 0 || lane < 0 || lane >= rank || row >= rank || tc__vm_stmt_reads(vs, sp->wt)) return 0;
     ext = tc__vm_extent(sp, lane);
-    if (ext < 1 || ext > TC_BLOCK / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][lane] ||
+    if (ext < 1 || ext > sp->blk / 2 || P->ts[sp->wt][row] != ext * P->ts[sp->wt][lane] ||
         !tc__vm_only_affine(sp))
         return 0;
     return tc__vm_reads_fold(sp, lane, row, ext) ? ext : 0;
@@ -13740,7 +13844,7 @@ TC__PRIVATE void tc__vm_plan_fold_red(tc__vm_splan *sp) {
         !tc__vm_only_affine(sp))
         return;
     ext = tc__vm_extent(sp, sp->lane);
-    if (ext >= 1 && ext <= TC_BLOCK / 2 && tc__vm_reads_fold(sp, sp->lane, row, ext))
+    if (ext >= 1 && ext <= sp->blk / 2 && tc__vm_reads_fold(sp, sp->lane, row, ext))
         tc__vm_fold_rows(sp, row, ext);
 }
 
@@ -13752,6 +13856,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     sp->vs = &P->vm->stmts[s];
     sp->st = st;
     sp->n_loops = n;
+    sp->blk = TC_BLOCK; /* until the lane loop is known (tc__vm_plan_order) */
     sp->wt = st->tensor;
     sp->lo = (int64_t *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int64_t));
     sp->hi = (int64_t *)tc__plan_alloc(P, (size_t)n + 1, sizeof(int64_t));
@@ -13945,9 +14050,9 @@ TC__PRIVATE void tc__vm_wred_items(tc__vm_run *R, int64_t first, int64_t last) {
     if (sp->wred_divisor != TC__VM_NONE) tc__vm_prologue(R); /* the divisor */
     while (it < last) {
         int64_t run = 1;
-        idx[sp->lane] = sp->lo[sp->lane] + blk * TC_BLOCK;
-        n = sp->hi[sp->lane] - idx[sp->lane] < TC_BLOCK ? (int)(sp->hi[sp->lane] - idx[sp->lane])
-                                                         : TC_BLOCK;
+        idx[sp->lane] = sp->lo[sp->lane] + blk * sp->blk;
+        n = sp->hi[sp->lane] - idx[sp->lane] < sp->blk ? (int)(sp->hi[sp->lane] - idx[sp->lane])
+                                                        : sp->blk;
         if (sp->n_blocks == 1 && row >= 0) { /* to the row loop's end or the last item */
             run = sp->hi[row] - idx[row] < last - it ? sp->hi[row] - idx[row] : last - it;
             if (run > TC__VM_WRED_ROWS) run = TC__VM_WRED_ROWS;
@@ -14655,7 +14760,7 @@ TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
     tc__vm_prologue(R);
     while (it < last) {
         int64_t nb = sp->n_blocks - blk < last - it ? sp->n_blocks - blk : last - it;
-        int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK, rows = 1, r;
+        int64_t start = sp->lo[sp->lane] + blk * sp->blk, rows = 1, r;
         int64_t per = sp->lane_red ? 1 : nb; /* items a row */
         if (row >= 0 && (sp->lane_red || (blk == 0 && nb == sp->n_blocks))) {
             rows = (last - it) / per;
@@ -14669,7 +14774,7 @@ TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
             if (r > 0) idx[row]++;
             if (sp->lane_red) tc__vm_ew_reduce(R, id);
             else
-                tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * TC_BLOCK ? sp->hi[sp->lane] - start : nb * TC_BLOCK,
+                tc__vm_ew_run(R, sp->hi[sp->lane] - start < nb * sp->blk ? sp->hi[sp->lane] - start : nb * sp->blk,
                               NULL, NULL);
         }
         R->next_row = 0;
@@ -14855,8 +14960,8 @@ TC__PRIVATE int tc__vm_seg_combine(tc__vm_run *R) {
    loop) at the loop values idx. */
 TC__PRIVATE int tc__vm_block_at(tc__vm_run *R, int64_t blk, int64_t off, int64_t n) {
     const tc__vm_splan *sp = R->sp;
-    int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK + off;
-    int64_t end = sp->lo[sp->lane] + (blk + 1) * TC_BLOCK;
+    int64_t start = sp->lo[sp->lane] + blk * sp->blk + off;
+    int64_t end = sp->lo[sp->lane] + (blk + 1) * sp->blk;
     if (end > sp->hi[sp->lane]) end = sp->hi[sp->lane];
     if (end > start + n) end = start + n;
     if (start >= end) return 1;
@@ -14878,13 +14983,13 @@ TC__PRIVATE int tc__vm_tiled_items(tc__vm_run *R, int64_t first, int64_t last) {
         if (rows > sp->hi[row] - idx[row]) rows = sp->hi[row] - idx[row];
         if (rows > TC__VM_TILE) rows = TC__VM_TILE;
         if (blk != 0 || rows < 2) {
-            if (!tc__vm_block_at(R, blk, 0, TC_BLOCK)) return 0;
+            if (!tc__vm_block_at(R, blk, 0, sp->blk)) return 0;
             it++;
             continue;
         }
         r0 = idx[row];
         for (b = 0; b < per; b++)
-            for (o = 0; o < TC_BLOCK; o += TC__VM_TILE_LANES)
+            for (o = 0; o < sp->blk; o += TC__VM_TILE_LANES)
                 for (r = 0; r < rows; r++) {
                     idx[row] = r0 + r;
                     if (!tc__vm_block_at(R, b, o, TC__VM_TILE_LANES)) return 0;
@@ -14966,9 +15071,9 @@ TC__PRIVATE int tc__vm_items(tc__vm_run *R, int64_t first, int64_t last) {
         } else {
             int n = 1;
             if (sp->lane >= 0) {
-                int64_t start = sp->lo[sp->lane] + blk * TC_BLOCK;
+                int64_t start = sp->lo[sp->lane] + blk * sp->blk;
                 idx[sp->lane] = start;
-                n = sp->hi[sp->lane] - start < TC_BLOCK ? (int)(sp->hi[sp->lane] - start) : TC_BLOCK;
+                n = sp->hi[sp->lane] - start < sp->blk ? (int)(sp->hi[sp->lane] - start) : sp->blk;
             }
             if (sp->fold && !R->check) { /* rows [idx[row], + more] as one run of lanes */
                 int row = tc__vm_row_loop(sp);
@@ -17147,7 +17252,7 @@ TC__PRIVATE void tc__explain_mechanism(tc__buf *b, const tc_plan *P, const tc__v
                            "order\n", (long long)sp->n_segs);
         return;
     }
-    tc__bprintf(b, "bytecode over blocks of up to %d lanes", TC_BLOCK);
+    tc__bprintf(b, "bytecode over blocks of up to %d lanes", sp->blk);
     if (sp->tile) tc__bprintf(b, ", rows %d at a time (tiled)", TC__VM_TILE);
     if (sp->fold) tc__bprintf(b, ", %d short rows to a block", sp->fold);
     if (sp->lane_red) tc__bprintf(b, ", partial sums across lanes");

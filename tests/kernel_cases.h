@@ -912,6 +912,28 @@ static const kc_case kc_cases[] = {
      "    Y3(i,c) = B(i,c) - float(k(i))\n"
      "    Y4(i,c) = D(i,c) * double(s(i))\n}\n",
      "N=1000", "k=-9:9", KC_LOOSE, 0},
+    /* folded rows of 16 lanes or more: what only reads values the same
+       along a row (row_const) runs once a row (TC__VM_ROW), then fills
+       the row's lanes for the ops that vary along it: a builtin, a chain,
+       float64, a cast from int32, a comparison as a ?: condition, a
+       uniform operand first and second, a reduction along the rows (R),
+       more rows than a block holds and a partial last block */
+    {"fold-row-values",
+     "def frv(float(M,N) X, float(M) ss, double(M,N) D, double(M) dv, int32(M) k, float s) -> (Y, Z, W, V, R) {\n"
+     "    Y(i,j) = X(i,j) * rsqrt(ss(i) / N + 1e-6) * s\n"
+     "    Z(i,j) = D(i,j) * (dv(i) * 2.0 - 1.0) + exp(dv(i))\n"
+     "    W(i,j) = ss(i) > 0.5 ? X(i,j) + float(k(i) * 3) : 1.5 - ss(i)\n"
+     "    V(i,j) = fmax(s - ss(i), X(i,j)) + s / (ss(i) + 2.0)\n"
+     "    R(i) +=! X(i,j) * (ss(i) * 2.0 - s)\n}\n",
+     "M=300 N=20", "ss=0.1:2 dv=-1:1 k=-9:9", KC_LOOSE, 0},
+    {"fold-row-values-64",
+     "def frv(float(M,N) X, float(M) ss, double(M,N) D, double(M) dv, int32(M) k, float s) -> (Y, Z, W, V, R) {\n"
+     "    Y(i,j) = X(i,j) * rsqrt(ss(i) / N + 1e-6) * s\n"
+     "    Z(i,j) = D(i,j) * (dv(i) * 2.0 - 1.0) + exp(dv(i))\n"
+     "    W(i,j) = ss(i) > 0.5 ? X(i,j) + float(k(i) * 3) : 1.5 - ss(i)\n"
+     "    V(i,j) = fmax(s - ss(i), X(i,j)) + s / (ss(i) + 2.0)\n"
+     "    R(i) +=! X(i,j) * (ss(i) * 2.0 - s)\n}\n",
+     "M=70 N=64", "ss=0.1:2 dv=-1:1 k=-9:9", KC_LOOSE, 1},
     /* reads under a ?: whose condition is the same on every lane (a row's
        guard, a per-row flag): no lane read at all, or a plain read (checked
        where range inference did not prove it: X(i-1,j) at row 0 is off) */
