@@ -11915,6 +11915,9 @@ typedef struct tc__vm_splan {
     int tile;           /* rows of the row loop go TC__VM_TILE at a time (tc__vm_plan_tile) */
     int fold;           /* short rows: so many of the row loop's in one block (tc__vm_plan_fold) */
     int fold_ext;       /* ... each of so many lanes */
+    int fold_row;       /* ... the loop whose rows fold: the row loop, or (fold_steps) a reduction loop */
+    int fold_steps;     /* type A: so many steps of the innermost reduction loop to a block
+                           (tc__vm_plan_fold_steps) */
     int wred;           /* window reduction: the value is one read, reduced from memory */
     int wred_pair;      /* ... whose innermost two steps are adjacent elements */
     unsigned wred_divisor; /* ... divided (or multiplied: wred_op), before the sum, by this
@@ -12186,7 +12189,7 @@ TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
     size_t esz = tc__vm_lane_bytes(rp->st);
     int p = rp->period ? rp->period : rp->row_const;
-    int64_t rs = rp->lstride[tc__vm_row_loop(R->sp)]; /* row_const: a row's step */
+    int64_t rs = rp->lstride[R->sp->fold_row]; /* row_const: a row's step */
     if (masked) return tc__vm_load_periodic_masked(R, in, d, n, off, ls, rs, p, esz);
     if (rp->pslot >= 0 && d != R->T->direct) { /* the same lanes every block: filled once a job */
         tc__vm_thread *T = R->T;
@@ -12411,7 +12414,7 @@ TC__PRIVATE void tc__vm_load_rows(tc__vm_run *R, const tc__vm_ins *in, void *d, 
     const tc__vm_rplan *rp = &R->sp->reads[in->b];
     int64_t off = tc__vm_read_offset(R->sp, rp, R->T->idx);
     const unsigned char *base = R->T->ptr[rp->tensor];
-    tc__k_load(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), rp->lstride[tc__vm_row_loop(R->sp)], rows);
+    tc__k_load(rp->st, d, base + off * (int64_t)tc_dtype_size(rp->st), rp->lstride[R->sp->fold_row], rows);
 }
 
 /* A float binary op with exactly one lane-uniform operand runs on the
@@ -13015,13 +13018,14 @@ TC__PRIVATE void tc__vm_plan_chunks(tc__vm_splan *sp) {
 /* Lanes a block: a whole register (TC_BLOCK), so that the interpreter's
    work for each instruction is shared by as many lanes as it can hold;
    halved, down to TC__VM_BLOCK_MIN, while a reduction loop inside the
-   block would re-read more strided lines than a 32 KB L1 data cache (the
-   smallest of current x86-64 and ARM cores) keeps: a read stepping along
+   block would re-read more strided lines than half a 32 KB L1 data cache
+   (the smallest of current x86-64 and ARM cores; the block's registers
+   take the other half) keeps: a read stepping along
    the lanes by more than one element touches a line or part of one per
    lane, and the reduction's next step reads the same lines again
    (O(i,j) +=! X(i,j,k) * X(i,j,k), lanes along j). */
 #define TC__VM_BLOCK_MIN (TC_BLOCK < 512 ? TC_BLOCK : 512)
-#define TC__VM_L1_BYTES (32 * 1024)
+#define TC__VM_STRIDED_BYTES (16 * 1024)
 TC__PRIVATE int tc__vm_pick_block(const tc_plan *P, const tc__vm_splan *sp) {
     int blk = TC_BLOCK, k;
     double per_lane = 0.0;
@@ -13032,7 +13036,7 @@ TC__PRIVATE int tc__vm_pick_block(const tc_plan *P, const tc__vm_splan *sp) {
         double bytes = (double)(ls < 0 ? -ls : ls) * (double)tc_dtype_size(sp->reads[k].st);
         if (ls < -1 || ls > 1) per_lane += bytes < 64.0 ? bytes : 64.0;
     }
-    while (blk > TC__VM_BLOCK_MIN && (double)blk * per_lane > (double)TC__VM_L1_BYTES) blk /= 2;
+    while (blk > TC__VM_BLOCK_MIN && (double)blk * per_lane > (double)TC__VM_STRIDED_BYTES) blk /= 2;
     return blk;
 }
 
@@ -13787,6 +13791,7 @@ TC__PRIVATE void tc__vm_fold_rows(tc__vm_splan *sp, int row, int64_t ext) {
     }
     sp->fold = (int)(sp->blk / ext);
     sp->fold_ext = (int)ext;
+    sp->fold_row = row;
 }
 TC__PRIVATE int64_t tc__vm_fold_at(const tc_plan *P, const tc__vm_splan *sp, int lane, int row) {
     const tc__vm_stmt *vs = sp->vs;
@@ -13848,6 +13853,33 @@ TC__PRIVATE void tc__vm_plan_fold_red(tc__vm_splan *sp) {
         tc__vm_fold_rows(sp, row, ext);
 }
 
+/* A reduction along the loops inside the block (type A) over rows of at
+   most half a block, whose innermost reduction loop every read steps by a
+   whole row of lanes or not at all (O(i,k) max=! fabs(X(i,j,k)), lanes
+   along k, j the steps): that loop's steps run several to a block as one
+   run of lanes, folded as tc__vm_fold_rows folds rows, and each step's
+   lanes then go into the accumulator in order (tc__vm_fold_steps_block),
+   as step after step would: the same values, with the interpreter's work
+   shared by the steps. Only on the generic path, with every lane of the
+   loop in one block, only affine reads, and not reading the tensor it
+   writes. */
+TC__PRIVATE void tc__vm_plan_fold_steps(tc__vm_splan *sp) {
+    int j;
+    int64_t ext;
+    if (sp->lane < 0 || sp->lane_red || sp->n_red == 0 || sp->fold || sp->ew || sp->wred || sp->ct ||
+        sp->mk || sp->tile || sp->n_segs > 1 || sp->n_blocks != 1 || tc__vm_stmt_reads(sp->vs, sp->wt) ||
+        !tc__vm_only_affine(sp))
+        return;
+    j = sp->red[sp->n_red - 1];
+    ext = tc__vm_extent(sp, sp->lane);
+    if (ext < 1 || ext > sp->blk / 2 || tc__vm_extent(sp, j) < 2 || !tc__vm_reads_fold(sp, sp->lane, j, ext))
+        return;
+    tc__vm_fold_rows(sp, j, ext);
+    sp->fold_steps = sp->fold;
+    sp->fold = 0;
+    sp->acc_op = 0; /* the steps' values are made in one run, then summed step by step */
+}
+
 TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_splan *sp = &P->stmts[s];
     const tc_ir_stmt *st = &P->ir->stmts[s];
@@ -13905,6 +13937,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_fold(P, sp);
     tc__vm_plan_fold_red(sp);
     tc__vm_plan_acc_op(sp);
+    tc__vm_plan_fold_steps(sp);
     return TC_OK;
 }
 
@@ -14789,6 +14822,22 @@ TC__PRIVATE void tc__vm_ew_items(tc__vm_run *R, int64_t first, int64_t last) {
 }
 
 /* Type A: one block of n lanes along an output loop (or a single lane). */
+/* Steps idx[fold_row] onwards of tc__vm_plan_fold_steps, as many as a
+   block holds, as one run of lanes; then each step's n lanes into acc, in
+   order. idx[fold_row] is left at the last step done. */
+TC__PRIVATE int tc__vm_fold_steps_block(tc__vm_run *R, void *acc, int n) {
+    const tc__vm_splan *sp = R->sp;
+    int64_t *idx = R->T->idx, steps = sp->hi[sp->fold_row] - idx[sp->fold_row], r;
+    size_t bytes = (size_t)n * tc_dtype_size(sp->vs->vdt);
+    const unsigned char *v;
+    if (steps > sp->fold_steps) steps = sp->fold_steps;
+    if (!tc__vm_exec(R, n * (int)steps)) return 0;
+    v = (const unsigned char *)R->T->rp[sp->vs->value];
+    for (r = 0; r < steps; r++) tc__k_reduce(sp->vs->vdt, sp->st->reduce, acc, v + (size_t)r * bytes, n);
+    idx[sp->fold_row] += steps - 1;
+    return 1;
+}
+
 TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
@@ -14826,6 +14875,10 @@ TC__PRIVATE int tc__vm_block(tc__vm_run *R, int n) {
     tc__k_fill(tc_dtype_size(vs->vdt), acc, id, (n + 15) / 16 * 16 < TC_BLOCK ? (n + 15) / 16 * 16 : TC_BLOCK);
     if (tc__vm_odo_start(sp, sp->red, sp->n_red, R->T->idx)) {
         do {
+            if (sp->fold_steps) {
+                if (!tc__vm_fold_steps_block(R, acc, n)) return 0;
+                continue;
+            }
             if (sp->acc_op ? !tc__vm_exec_acc(R, acc, n) : !tc__vm_exec(R, n)) return 0;
             if (!sp->acc_op) tc__k_reduce(vs->vdt, red, acc, R->T->rp[vs->value], n);
         } while (tc__vm_odo_next(sp, sp->red, sp->n_red, R->T->idx));
@@ -17255,6 +17308,7 @@ TC__PRIVATE void tc__explain_mechanism(tc__buf *b, const tc_plan *P, const tc__v
     tc__bprintf(b, "bytecode over blocks of up to %d lanes", sp->blk);
     if (sp->tile) tc__bprintf(b, ", rows %d at a time (tiled)", TC__VM_TILE);
     if (sp->fold) tc__bprintf(b, ", %d short rows to a block", sp->fold);
+    if (sp->fold_steps) tc__bprintf(b, ", %d reduction steps to a block", sp->fold_steps);
     if (sp->lane_red) tc__bprintf(b, ", partial sums across lanes");
     if (sp->acc_op) tc__bprintf(b, ", the value's last op summed in the same pass");
     if (sp->n_segs > 1) tc__bprintf(b, ", %lld segments combined in a fixed order", (long long)sp->n_segs);

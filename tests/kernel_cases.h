@@ -934,6 +934,27 @@ static const kc_case kc_cases[] = {
      "    V(i,j) = fmax(s - ss(i), X(i,j)) + s / (ss(i) + 2.0)\n"
      "    R(i) +=! X(i,j) * (ss(i) * 2.0 - s)\n}\n",
      "M=70 N=64", "ss=0.1:2 dv=-1:1 k=-9:9", KC_LOOSE, 1},
+    /* reduction steps folded into a block (tc__vm_plan_fold_steps): rows
+       of 40 and 16 lanes, each operator, a read the same at every step
+       (w(k)), one the same along the lanes (s(j): a value a step, then on
+       one lane a step), float64 and int32, two reduction loops, more steps
+       than a block holds, and += onto the caller's values */
+    {"fold-steps",
+     "def fst(float(M,J,K) X, float(K) w, float(J) s, double(M,J,K) D, int32(M,J,K) I,\n"
+     "        float(M,L,J,K) Y) -> (A, B, C, E, F, G, H) {\n"
+     "    A(i,k) +=! fabs(X(i,j,k)) * w(k)\n"
+     "    B(i,k) max=! X(i,j,k) - s(j) * 2.0\n"
+     "    C(i,k) min=! X(i,j,k) + exp(s(j))\n"
+     "    E(i,k) *=! 1.0 + X(i,j,k) * 0.01\n"
+     "    F(i,k) +=! D(i,j,k) * double(s(j))\n"
+     "    G(i,k) +=! I(i,j,k) * 3 - 1\n"
+     "    H(i,k) +=! Y(i,l,j,k) * s(j)\n}\n",
+     "M=3 J=60 K=40 L=2", "I=-9:9", KC_REDUCE, 0},
+    {"fold-steps-16",
+     "def fss(float(M,J,K) X, float(K) w, float(J) s) -> (A, B) {\n"
+     "    A(i,k) += X(i,j,k) * w(k) - s(j) * s(j)\n"
+     "    B(i,k) max= fabs(X(i,j,k))\n}\n",
+     "M=4 J=300 K=16", 0, KC_REDUCE, 1},
     /* reads under a ?: whose condition is the same on every lane (a row's
        guard, a per-row flag): no lane read at all, or a plain read (checked
        where range inference did not prove it: X(i-1,j) at row 0 is off) */
