@@ -13124,6 +13124,13 @@ TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
     if ((sp->ct_shape.gemv || sp->ct_shape.m.total <= 1) && sp->ct_shape.k.total < TC__VM_LANES_ENOUGH &&
         sp->lane >= 0 && !sp->lane_red)
         return 0;
+    /* fewer output columns than a vector holds and a short reduction
+       (O(i,c) +=! P(i,d) * R(d,c) over float(N,3) points, a 3x3 R): an
+       element is a handful of products, which the panels' copies of both
+       operands outweigh; the lanes, along the rows folded, sum them with
+       every lane busy */
+    if (sp->ct_shape.n.total < 16 && sp->ct_shape.k.total < 16 && sp->lane >= 0 && !sp->lane_red)
+        return 0;
     tasks = tc__contract_tasks(&sp->ct_shape);
     if (tasks <= 0) return 0;
     groups = sp->ct_shape.nm > 0 ? tasks / sp->ct_shape.nm : tasks;
@@ -13200,12 +13207,13 @@ TC__PRIVATE int tc__vm_mk_row(const tc__vm_splan *sp, int a, int b) {
 }
 
 /* Tiles of one row (no tc__vm_mk_row for X = read a, Y = read b) over
-   rows of a quarter block or more: the generic path takes those (see
-   tc__vm_plan_contract). Over shorter rows it would interpret each
+   rows of TC__VM_TILE_ROW_MIN lanes or more: the generic path takes those
+   (see tc__vm_plan_contract). Over shorter rows it would interpret each
    reduction step for a few vectors' work (a depthwise 5x5 over rows of 23
    lanes), where the tile walks its offset tables. */
+#define TC__VM_TILE_ROW_MIN 128
 TC__PRIVATE int tc__vm_tile_one_row(const tc__vm_splan *sp, int a, int b) {
-    return tc__vm_mk_row(sp, a, b) < 0 && tc__vm_extent(sp, sp->lane) >= TC_BLOCK / 4;
+    return tc__vm_mk_row(sp, a, b) < 0 && tc__vm_extent(sp, sp->lane) >= TC__VM_TILE_ROW_MIN;
 }
 
 /* value = X * Y summed over the reduction loops, lanes along an output
@@ -13216,6 +13224,13 @@ TC__PRIVATE int tc__vm_tile_one_row(const tc__vm_splan *sp, int a, int b) {
    O(r,i) +=! X(r, i + k) * w(k), a depthwise convolution): over long
    enough rows (tc__vm_tile_one_row) the generic path reads them in place,
    the product summed in the same pass (tc__vm_plan_acc_op). */
+TC__PRIVATE int64_t tc__vm_fold_lanes(const tc_plan *P, const tc__vm_splan *sp);
+/* Lanes fewer than a vector holds whose rows fold (O(i,c) +=! P(i,d) *
+   R(d,c) over float(N,3)): the tile would fill a few of each vector's
+   lanes; folded (tc__vm_plan_fold), a block's lanes are all busy. */
+TC__PRIVATE int tc__vm_tile_folds(const tc_plan *P, const tc__vm_splan *sp) {
+    return tc__vm_extent(sp, sp->lane) < 16 && tc__vm_fold_lanes(P, sp) != 0;
+}
 TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     const tc__vm_stmt *vs = sp->vs;
     int a, b, k, conv;
@@ -13236,6 +13251,7 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
     conv = sp->mk_xdt != vs->vdt || sp->mk_ydt != vs->vdt;
     if (conv && steps * 64.0 * 8.0 > (double)TC__MK_PACK_MAX) return; /* converts as it packs */
     if (tc__vm_tile_one_row(sp, a, b)) return;
+    if (tc__vm_tile_folds(P, sp)) return;
     sp->mk_row = tc__vm_mk_row(sp, a, b);
     sp->mk_x = a;
     sp->mk_y = b;
@@ -17192,6 +17208,9 @@ TC__PRIVATE void tc__explain_not_tile(tc__buf *b, const tc_plan *P, const tc__vm
         tc__bprintf(b, "no output loop that %s is constant along and %s is not, so a tile would have "
                        "one row and its packed lanes serve once", tc__explain_tensor(P, sp->reads[c].tensor),
                     tc__explain_tensor(P, sp->reads[a].tensor));
+    else if (tc__vm_tile_folds(P, sp))
+        tc__bprintf(b, "the lanes are fewer than a vector holds and their rows fold: folded, every "
+                       "lane of a block is busy");
     else
         tc__bprintf(b, "too many reduction steps for the tile's tables, or operands converted and "
                        "too many to pack");

@@ -955,6 +955,16 @@ static const kc_case kc_cases[] = {
      "    A(i,k) += X(i,j,k) * w(k) - s(j) * s(j)\n"
      "    B(i,k) max= fabs(X(i,j,k))\n}\n",
      "M=4 J=300 K=16", 0, KC_REDUCE, 1},
+    /* a small matrix per point (fewer output columns than a vector, a
+       short reduction): neither the GEMM panels nor the lane tile, the rows
+       folded (tc__vm_tile_folds): 2, 3 and 4 columns, float64 */
+    {"small-matrix-per-point",
+     "def smp(float(N,2) P2, float(2,2) R2, float(N,3) P3, float(3,3) R3, double(N,4) P4, double(4,4) R4)\n"
+     "    -> (O2, O3, O4) {\n"
+     "    O2(i,c) +=! P2(i,d) * R2(d,c)\n"
+     "    O3(i,c) +=! P3(i,d) * R3(d,c)\n"
+     "    O4(i,c) +=! P4(i,d) * R4(d,c)\n}\n",
+     "N=1500", 0, KC_REDUCE, 0},
     /* reads under a ?: whose condition is the same on every lane (a row's
        guard, a per-row flag): no lane read at all, or a plain read (checked
        where range inference did not prove it: X(i-1,j) at row 0 is off) */
