@@ -760,8 +760,8 @@ TC_API tc_status tc_sx_eval(const tc_ir_def *d, const int64_t *var_values,
 #endif
 
 /* gcc vectorizes the lane loops at -O2 only with the dynamic cost model
-   (its -O2 default, "very cheap", skips loops that need a remainder: three
-   times slower here). The kernel sections ([tc:math], [tc:contract],
+   (its -O2 default, "very cheap", skips loops that need a remainder: much
+   slower here). The kernel sections ([tc:math], [tc:contract],
    [tc:kernels]) turn it on between these two; the rest compiles as asked. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 #define TC__VECTORIZE_BEGIN                                                                   \
@@ -7068,11 +7068,10 @@ TC__MATH_INLINE const float *tc__math_chunk_src(float *pad, const float *a, int 
 }
 /* Plain stores, also where the statement's output streams: a builtin's
    arithmetic between the lines kept streaming stores from overlapping it
-   (tanh(a * x + b) over 16M lanes, Zen 5, each chunk's line streamed as it
-   was computed against stored plainly, same process, shared buffers,
-   medians: one thread 8.7-8.9 -> 7.8-7.9 ms, two 4.2-5.6 -> 3.9-4.8;
-   log(a * x + 3) 9.3, 13.9 -> 7.5, 11.3 and 5.6-5.8 -> 4.5-4.8; fabs
-   alike either way), though the plain stores read each line first. */
+   (tanh(a * x + b) and log(a * x + 3) over 16M lanes, one thread and two:
+   each chunk's line stored plainly measured faster than streamed as it was
+   computed; fabs alike either way), though the plain stores read each
+   line first. */
 TC__MATH_INLINE void tc__math_chunk_store(float *dst, const float *y, int m) {
     if (m == TC__MATH_CHUNK) memcpy(dst, y, sizeof(float) * TC__MATH_CHUNK);
     else memcpy(dst, y, sizeof(float) * (size_t)m);
@@ -7203,10 +7202,10 @@ TC__MATH_CHUNKED2(TC__MATH_DEF2)
 
 /* sqrt: the vector instruction where the target has one, else libm's
    sqrtf, which compilers inline as the scalar instruction but, for errno,
-   do not vectorize (sqrt(a * x + 3) over 16M lanes, Zen 5, one thread:
-   24-28 ms that way). Both are correctly rounded, and both give the same
+   do not vectorize (sqrt(a * x + 3) over 16M lanes, one thread, measured
+   much slower that way). Both are correctly rounded, and both give the same
    nan for x < 0. A branch-free double-precision Newton kernel with an
-   exact midpoint fix-up measured twice as slow as the scalar instruction
+   exact midpoint fix-up measured slower than the scalar instruction
    even with AVX-512. */
 TC__MATH_INLINE void tc__math_sqrt_chunk(float *y, const float *x) {
 #if defined(TC__HAVE_STREAM) && TC__HAVE_STREAM == 64
@@ -8551,10 +8550,9 @@ TC__PRIVATE void tc__ct_gemm_group(const tc__contract_shape *sh, const float *X,
 /* p[r][l] += rows[r][k] * v[k] for k of lane l in [0, n). */
 /* Every 2 KB of its rows, a GEMV asks for each row's line a page on: the
    hardware's stream prefetchers stop at each 4 KB page, for all the rows'
-   streams at once (tc__k_prime_f32). mv 4096 x 4096, one thread, Zen 5,
-   alternating in one process: 8-14% less time (2.47 -> 2.15 ms, 2.55 ->
-   2.18; the other order 2.01 -> 1.85, 2.03 -> 1.87), 1024 x 16384 7-9%;
-   two threads within 3% either way; 8 KB ahead a little less gain. */
+   streams at once (tc__k_prime_f32). mv 4096 x 4096 and 1024 x 16384, one
+   thread, measured faster with it, in both orders; two threads within the
+   noise either way; 8 KB ahead a little less gain. */
 #define TC__CT_GV_PRIME(rows, k)                                                             \
     TC__CT_UNROLL for (r = 0; r < TC__CT_GV_RG; r++)                                         \
         tc__prefetch_at((uintptr_t)((rows)[r] + (k)) + 4096)
@@ -8965,9 +8963,9 @@ static const struct {
    this many lanes at a time: the loads and the
    streaming stores then stay interleaved, as in a loop that streams each
    line it computes (a stand-alone C loop of a * x + b over 16M lanes, one
-   thread, AMD EPYC Zen 4, medians of 25 runs: plain stores 10.9-11.5 ms,
-   512-lane blocks each streamed after it 10.1, 128-lane pieces 9.5, each
-   line streamed as it is computed 9.0). */
+   thread: 512-lane blocks each streamed after it beat plain stores,
+   128-lane pieces did better, and each line streamed as it is computed
+   better still). */
 #define TC__VM_STREAM_PIECE 128
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -9992,12 +9990,12 @@ TC__KERNEL void tc__k_arith(int op, tc_dtype t, void *d, const void *a, const vo
    run of TC__DIVU_RUN lanes with a quotient outside 2^+-50 (2^+-400:
    tiny, huge, inf or NaN among them) is divided again, lane by lane: one
    such lane in 16M costs a run, not a second pass over them all (the
-   stencil, 1 thread: 9 -> 5 ms). A zero dividend needs neither: q = a * y
-   is then a / s exactly, its zero's sign that of a / s (the correction
-   would turn -0 into +0), so q is the quotient and the lane is not
-   checked (the stencil over 16M lanes whose sums are often exactly 0,
-   same process: one thread 11.9 -> 4.1 ms, two 6.1 -> 1.9). Dividers take
-   about 10 times a multiply's time. */
+   stencil, 1 thread, measured much faster so). A zero dividend needs
+   neither: q = a * y is then a / s exactly, its zero's sign that of a / s
+   (the correction would turn -0 into +0), so q is the quotient and the
+   lane is not checked (the stencil over 16M lanes whose sums are often
+   exactly 0: much faster at one thread and two). Dividers are far slower
+   than multipliers. */
 #define TC__DIVU_RUN 1024
 /* The quotient's range is checked on its bits: |r|'s bits minus those of
    2^-LQ, as an unsigned number, exceed the span up to 2^LQ for zero (it
@@ -10136,19 +10134,19 @@ TC__KERNEL void tc__k_chain_f32(int code, float *TC__RESTRICT d, const float *TC
    TC__K_NT_PIECE lanes computed into l at a time: the loads
    and the stores stay interleaved, and a row is one call, not one turn of
    the bytecode's dispatch per piece (a * x + b over 16M lanes, one thread,
-   AMD Zen 4, against a C loop streaming each line in the same process:
-   1.19-1.26x its time in pieces of the bytecode, 1.12x here; pieces of 64
-   and 256 lanes did no better). On Zen 5, pieces of 512 lanes (32 lines),
-   l on whole lines: one thread 8.8-9.0 -> 7.0-7.2 ms, two 4.7-5.1 -> 3.8-4.0
+   against a C loop streaming each line in the same process: closer to it
+   than pieces of the bytecode; pieces of 64
+   and 256 lanes did no better). Pieces of 512 lanes (32 lines), l on
+   whole lines, measured faster at one thread and two
    (16 and 32 lanes: slower; 1024 no better). The last link's array operand is not read
    where s is given. Code TC__FXR_ONE + op: the one op a[i] op *s.
    With a builtin `call` (>= 0), d = call(chain): the chain's piece in l,
    then the builtin's values stored plainly into d (tc__math_chunk_store:
    streamed, they were slower), in pieces of TC__K_CALL_PIECE, the inputs
    two pieces ahead prefetched meanwhile (tanh(a * x + b) over 16M lanes,
-   Zen 5, its lines then streamed: two threads 6.3 -> 5.8 ms, one 15.3 ->
-   13.1 in a slow hour of the host; a piece or four ahead no better, nor
-   a page ahead; 64- or 256-lane pieces 5-10% slower than 128). */
+   its lines then streamed: faster at two threads and one; a piece or four
+   ahead no better, nor a page ahead; 64- or 256-lane pieces slower than
+   128). */
 #define TC__K_NT_PIECE 512
 #define TC__K_CALL_PIECE 128
 TC__KERNEL void tc__k_chain_piece_f32(int code, float *d, const float *a, const float *b, const float *c,
@@ -10160,9 +10158,8 @@ TC__KERNEL void tc__k_chain_piece_f32(int code, float *d, const float *a, const 
    a multiple of 16, from d on a whole line, each line streamed as soon as
    it is computed: the loads and the streaming stores stay interleaved,
    which a piece computed into a buffer and then streamed cannot do
-   (a * x + b over 16M lanes, Zen 5, same process, medians of 30: one
-   thread 7.6-7.9 -> 6.7 ms, two threads 6.3 -> 5.8 ms, against 512-lane
-   pieces). Pairs only: a triple's cases would double tc__k_chain_f32's
+   (a * x + b over 16M lanes: faster than 512-lane pieces at one thread
+   and two). Pairs only: a triple's cases would double tc__k_chain_f32's
    code. 0: not a pair's code. */
 #define TC__FX_NT2(O1, O2, LAST)                                                             \
     for (i = 0; i < n; i += 16) {                                                            \
@@ -10211,14 +10208,13 @@ TC__KERNEL void tc__k_prefetch_f32(const float *p, int ahead, int n) {
    once where they are aligned alike. A line four pages on starts each
    page's stream before the loop gets there, at one prefetch where
    fetching every line ahead stalled on fill buffers (tc__vm_plan_prefetch).
-   a * x + b over 16M lanes, Zen 5, alternating in one process: one thread
-   6-15% less time (6.84 -> 5.95 ms in a quiet hour, 9.19 -> 8.17 in a
-   slow one), two threads 2-3%; 4 or 8 KB ahead gained half that, 32 and
+   a * x + b over 16M lanes measured faster with it, clearly at one thread,
+   a little at two; 4 or 8 KB ahead gained less, 32 and
    64 KB the same as 16; one line a page the same as one a piece;
-   tanh(a * x + b) -2% to 8%. A row reduction of rows from memory does the same
+   tanh(a * x + b) about even. A row reduction of rows from memory does the same
    every 2 KB of its first operand (tc__k_chain_reduce_f32's `prime`):
-   rowsum 4096 x 4096 one thread 13-27% less time, two 13-19%, sum over
-   16M lanes one thread 12-17% (both orders of the pair); not a row group
+   rowsum 4096 x 4096 measured faster at one thread and two, sum over
+   16M lanes at one thread (both orders of the pair); not a row group
    run row by row, which fetches each row ahead itself, nor the rows an
    absorbed reduction reads from cache. */
 #define TC__K_PRIME_AHEAD 16384
@@ -10305,12 +10301,12 @@ TC__KERNEL void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRIC
    A run of lanes with a quotient out of range is run again with a true
    division, as tc__k_div_uni_f32 does. With nt, d's whole cache lines are
    written with streaming stores, each line's lanes computed into l_ first
-   (a line at a time keeps the loads and the stores interleaved; the
-   stencil over 16M lanes, one thread: 4.5 -> 3.9 ms, where computing 512
+   (a line at a time keeps the loads and the stores interleaved: faster on
+   the stencil over 16M lanes, where computing 512
    lanes and then streaming them measured slower than plain stores), four
    lines a step: their lanes' range checks meet the running maxima lw once
    a step (lw stays in memory: met every line, it chained the lines, and
-   the stencil took 5.9 ms on AMD Zen 4, 4.9 ms four lines a step).
+   the stencil ran slower than four lines a step).
    Returns 0, having written nothing, where s is out of range or the target
    has no fast fma: the caller runs the chain with a true division then. */
 #define TC__FXD_ONE(X, EXPR, DST, W)                                                         \
@@ -10327,20 +10323,19 @@ TC__KERNEL void tc__k_chain_div_exact_f32(int code, int last, float *TC__RESTRIC
    same fma instructions, the range check's maxima in a register. Made in
    l_ and w_ on the stack instead (the portable loop below), the lines
    went through memory twice: layernorm 256 x 1024 (rows in cache,
-   streaming forced on), tc.h over the -ffast-math loop, six alternating
-   runs: 1.85x -> 1.47x its time (medians). Where the chain divides last,
+   streaming forced on) then fell further behind the -ffast-math loop.
+   Where the chain divides last,
    a's line a page ahead is asked for at each step (written out here:
    through tc__k_prefetch_f32, gcc 12 emitted no prefetch in this
    function, which has its own optimize attribute): the hardware's
    prefetcher stops at a page's end, and with one stream to read, as the
    stencil has, nothing else keeps the memory busy while it starts again
-   (the stencil over 16M lanes, Zen 5, same process, medians of 40, three
-   pairs of runs, written as _mm_prefetch, the same instructions: one thread 5.0, 5.5, 4.9 -> 4.6, 4.9, 4.8 ms, two 2.2,
-   2.3, 2.9 -> 2.0, 2.2, 2.6; a * x + b, three streams, gained nothing from
-   the same). A chain that divides
+   (the stencil over 16M lanes, written as _mm_prefetch, the same
+   instructions: faster at one thread and two; a * x + b, three streams,
+   gained nothing from the same). A chain that divides
    first (layernorm's d / sqrt(var + eps) * g + b, softmax's e / s) reads
    a row its group has just made, in cache, and a page ahead of it is other
-   memory: layernorm 4096 x 1024 with d discarded (staged rows) took 5-11%
+   memory: layernorm 4096 x 1024 with d discarded (staged rows) took
    longer with that prefetch. */
 #define TC__FXD_AHEAD 4096 /* bytes */
 #define TC__FXD_V(p) _mm512_loadu_ps((p) + i)
@@ -10783,7 +10778,7 @@ typedef float tc__f32x16u __attribute__((vector_size(64), aligned(4), may_alias)
 #if defined(__AVX512F__)
 /* vmaxps (a, b) is a > b ? a : b, NaN and equal operands giving b: with
    a = y, the select below in one instruction (a bare max of 1024 floats
-   in cache: 44 -> 34 ns) */
+   in cache measured faster so) */
 #define TC__FXR_VAMIN(x, y) ((tc__f32x16)_mm512_min_ps((__m512)(y), (__m512)(x)))
 #define TC__FXR_VAMAX(x, y) ((tc__f32x16)_mm512_max_ps((__m512)(y), (__m512)(x)))
 #else
@@ -11200,9 +11195,9 @@ TC__VM_TYPES(TC__VM_RED_MEM)
     }
 /* 2x2 min or max pooling (TC__VM_RED_PAIR_ROWS with qo, z and n >= 16), a
    kernel of its own: as a case of the generic one the same inner loop took
-   about 15% more time (AMD Zen 4, 64 planes of 112x112 from the L3 cache,
-   in one process: 0.83x a naive C loop's speed then, 0.92x now; why, the
-   machine code did not show: the inner loops are alike). */
+   more time (64 planes of 112x112 from the L3 cache, against a naive C
+   loop in one process; why, the machine code did not show: the inner
+   loops are alike). */
 #define TC__VM_POOL2_LOOP(OP, sfx, T)                                                         \
     for (j = 0; j < rows; j++) {                                                             \
         T *TC__RESTRICT d = dv + j * ds;                                                     \
@@ -11229,11 +11224,11 @@ TC__VM_TYPES_POOLED(TC__VM_RED_PAIR_ROWS)
    one row and the first 16 of the next (t, 32 floats). The part lines at
    either end are plain. Same operations in the same order as the plain
    kernel: only the stores differ. 2x2 max pooling of 8x64x112x112 (32 MB
-   moved), AMD Zen 4, six rounds of tc-bench beside the naive loop: one
-   thread 0.97x -> 1.11x its speed, two threads 1.45x -> 1.92x (medians).
+   moved), beside the naive loop: faster with these stores at one thread,
+   more so at two.
    Made in a buffer of a few rows and then copied to the lines, the
-   outputs took 15% more time in cache (128 planes: 0.120 against 0.104
-   ms for the plain kernel; this kernel: the same as the plain one). */
+   outputs took more time in cache (128 planes: slower than the plain
+   kernel; this kernel: as fast as the plain one). */
 #define TC__VM_POOL2_LINE(OP, o, i0)                                                          \
     for (i = (i0); i < (i0) + 16; i++) (o)[i - (i0)] = TC__VM_RM_QUAD(OP, f32, z)
 #define TC__VM_POOL2_NT(OP)                                                                   \
@@ -12694,8 +12689,8 @@ TC__PRIVATE void tc__vm_prologue(tc__vm_run *R) {
 /* A lane loop this long amortizes the dispatch: two float vectors. Past
    it, access costs decide. At 128, rows of 64 (layernorm over 4096 rows)
    took 128 strided lanes over 64 contiguous ones, each load a gather:
-   440 ns a row; at 32, 150 ns (rows of 32: 210 -> 180 ns, of 16: 117 ->
-   106 ns). No statement of the benchmark set changes its lane loop. */
+   much slower a row than at 32 (rows of 32 and of 16 also a little faster
+   at 32). No statement of the benchmark set changes its lane loop. */
 #define TC__VM_LANES_ENOUGH 32
 /* a tensor this large streams from memory (or TC_STREAM_BYTES, if smaller:
    tests force streaming at small sizes) */
@@ -12735,7 +12730,7 @@ TC__PRIVATE int tc__vm_collapsed(const tc__vm_splan *sp, int l) {
    contiguous write counts 3, or 1 in a reduction of TC__VM_LANES_ENOUGH
    steps or more, where it happens once for many reads: var(c) +=!
    (X(n,c,h,w) - m(c))^2 / K over 8x64x56x56 took c (64 lanes, X read 3136
-   elements apart) over the contiguous h,w: 2.8-4.1 ms, 0.7 ms the other
+   elements apart) over the contiguous h,w, much slower than the other
    way. A pooling window's few steps keep the write's weight (and their
    lane loop: a 2x2 pool 4 outputs wide would take kw, 2 lanes). */
 /* The row loop were l the lane loop: the last output loop but l (not merged). */
@@ -13082,27 +13077,27 @@ TC__PRIVATE void tc__vm_plan_init(const tc_plan *P, tc__vm_splan *sp) {
    them (GEMM, GEMV and row paths, cache-blocked): tasks of whole packed
    panels, in chunks of whole panel groups so each thread packs a panel
    once. With fewer than 4 groups (one N block: mm 512, mm 1024), one
-   thread runs all the tasks in one chunk (mm 512: 12% to 16% less time
-   than a chunk a task, each packing the whole panel again). With threads,
+   thread runs all the tasks in one chunk (mm 512: faster than a chunk a
+   task, each packing the whole panel again). With threads,
    GEMM tasks go a task a chunk, for the balance, where each thread can
-   keep the group's panels (tc__contract_keep: mm 512 at 2 threads, 5% to
-   17% less median time than 2 chunks a thread, each packing the panels again),
+   keep the group's panels (tc__contract_keep: mm 512 at 2 threads, faster
+   than 2 chunks a thread, each packing the panels again),
    else they share the panels: each k block's is packed once, in pieces
    any thread takes, and tasks go one at a time (tc__contract_share: mm
-   1024 at 2 threads, calls alternating with 2 chunks a thread that each
-   pack every panel, Intel Xeon model 207: 3% to 8% less median time).
+   1024 at 2 threads, faster than 2 chunks a thread that each pack every
+   panel).
    Not with fewer M blocks than threads: a task waits for its M block's
    previous k block, so a stage's tasks are what threads run side by side
-   (16 x 100000 x 16, one M block, 8 threads on 2 CPUs: 2.2 ms as chunks,
-   5 to 7 ms shared). Nor where that makes over TC__VM_MAX_CHUNKS items (a
+   (16 x 100000 x 16, one M block, 8 threads on 2 CPUs: shared, much
+   slower than as chunks). Nor where that makes over TC__VM_MAX_CHUNKS items (a
    long K), or without atomics: 2 chunks a thread. Each of those packs its
    panels, so they stay few; with one group, the first half of the chunks
    are bigger than the second (shrink), so that a thread whose virtual CPU
    runs slow holds up a small chunk at the end, not a big one (mm 1024 at
-   2 threads, Intel Xeon model 207, calls alternating with even chunks:
-   0.97x the time on average over 12 runs, 0.90x to 1.01x). Not with 2 or
+   2 threads, calls alternating with even chunks: a little less time on
+   average, if not in every run). Not with 2 or
    3 groups: a big chunk can then span two groups and pack both (2 groups,
-   M 1024, K 1024, N 2048: 1.00x to 1.08x the time). GEMV and row tasks
+   M 1024, K 1024, N 2048: no faster, at times slower). GEMV and row tasks
    pack no panel: with threads, a task a chunk. Its sums are complete per
    element, so neither threads nor chunks change them. */
 TC__PRIVATE int tc__vm_plan_engine(tc_plan *P, tc__vm_splan *sp) {
@@ -13292,18 +13287,17 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
    one stream, little work per line). Where several large tensors stream
    in (a * x + b), a block's prefetches, one burst per tensor, had paid on
    a Xeon (the hardware prefetchers fell behind there), but on AMD Zen 4
-   they stall on free fill buffers: a * x + b over 16M lanes, one thread,
-   15.9 -> 11.6 ms without them, tanh(a * x + b) 30 -> 15 ms; sum, softmax,
+   they stall on free fill buffers: a * x + b and tanh(a * x + b) over 16M
+   lanes, one thread, ran much faster without them; sum, softmax,
    layernorm, rowsum and mv moved within the noise. With one stream
    (stencils, rows) they only cost.
    Streaming stores pay when several inputs stream in from memory too
-   (16M lanes, one thread: a * x + b 17.4 -> 8.9 ms, a + b 10.1 -> 6.7 ms).
-   With one input they gain nothing (x * 2 + 1: 4.7 ms either way) or lose
-   (the stencil, its one input read thrice: 4.4 -> 5.4 ms). After a builtin
-   they cost a copy of each block: on the Xeon that lost (exp(x) 6.3 -> 7.1
-   ms, tanh(a * x + b) 12.8 -> 14.7 ms), on AMD Zen 4 in 128-lane pieces
-   tanh(a * x + b) gains (one thread 15.0-16.8 -> 12.4-13.4 ms, two
-   threads 10.2-11.1 -> 8.7-9.4 ms), so a statement ending in a builtin
+   (16M lanes, one thread: a * x + b and a + b much faster).
+   With one input they gain nothing (x * 2 + 1: the same either way) or lose
+   (the stencil, its one input read thrice). After a builtin
+   they cost a copy of each block: on the Xeon that lost (exp(x),
+   tanh(a * x + b)), on AMD Zen 4 in 128-lane pieces
+   tanh(a * x + b) gains (one thread and two), so a statement ending in a builtin
    counts as streamed too with several input streams. On Zen 5, with each
    line streamed by the builtin's kernel as it was computed, plain stores
    measured faster still (tc__math_chunk_store): such a statement now
@@ -13313,9 +13307,9 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
    inputs come from cache, what earlier statements left there, so there a
    large output nothing reads later streams whatever the inputs: the row's
    stores skip the read of each line first (layernorm's Y, 4096 rows of
-   1024, AMD Zen 4: one thread 3.5 -> 2.3 ms, two threads 2.6 -> 1.6 ms;
+   1024, AMD Zen 4: much faster at one thread and two;
    softmax's e / s within the noise; on the Xeon, streaming in row groups
-   had lost: softmax 3.7 -> 4.0 ms). */
+   had lost: softmax slower). */
 TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     int k, j, streams = 0;
     if (sp->lane < 0) return;
@@ -13338,11 +13332,11 @@ TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
    output would stream but that it reads only one large tensor
    (tc__vm_plan_prefetch: a block copied to memory only costs then) streams
    where its row runs as one call (tc__vm_ew_call_row), each line as it is
-   computed, with no copy. Zen 5, alternating in one process, both orders,
-   in a noisy hour: 16384 x 1024 at one thread, X * 2.0 + b(j) 12-17% less
-   time (6.9 -> 6.1 ms, 8.4 -> 6.9), X * X + 1.0 12-21%, (X + 1.0) * 3.0
-   11-14%, X * X + 1.0 at two threads 17-20%; X * 2.0 + b(j) over 2048 x
-   1024 (16 MiB moved, the least that streams) 12-17%, 4096 x 1024 13-17%.
+   computed, with no copy. Alternating in one process, both orders: over
+   16384 x 1024 at one thread, X * 2.0 + b(j), X * X + 1.0 and
+   (X + 1.0) * 3.0 measured faster so, X * X + 1.0 at two threads too;
+   X * 2.0 + b(j) over 2048 x 1024 (16 MiB moved, the least that streams)
+   and 4096 x 1024 as well.
    Run after tc__vm_plan_ew, before tc__vm_plan_stream_div clears
    stream_div. */
 TC__PRIVATE void tc__vm_plan_stream_chain(tc__vm_splan *sp) {
@@ -13532,11 +13526,10 @@ TC__PRIVATE int tc__vm_unread_after(const tc_plan *P, const tc__vm_splan *sp) {
    more, its output and each tensor it reads counted once, and its output
    is at least a sixteenth of that. Its lines would leave the cache before
    anyone read them, and a streaming store skips the read of each line
-   before it is written. AMD Zen 4, a * x + b, 1M lanes (16 MiB moved),
-   the same call repeated: 0.30 -> 0.24 ms, and equal (0.41 ms) with the
-   caller reading y after each call; at 512K lanes (8 MiB) 0.110 -> 0.097
-   ms alone but 0.140 -> 0.169 ms with the read, so the line is drawn
-   above it. */
+   before it is written. a * x + b, 1M lanes (16 MiB moved), the same call
+   repeated: faster streamed, and as fast with the caller reading y after
+   each call; at 512K lanes (8 MiB) faster alone but slower with the read,
+   so the line is drawn above it. */
 TC__PRIVATE int tc__vm_stream_output(const tc_plan *P, const tc__vm_splan *sp) {
     double out = (double)P->numel[sp->wt] * (double)tc_dtype_size(P->ir->tensors[sp->wt].dtype);
     double moved = out;
@@ -13732,13 +13725,13 @@ TC__PRIVATE tc_status tc__vm_check_index_values(const tc_plan *P, const tc_ir_st
    row, the lines of a long row (4096 lanes: 4096 lines, on as many pages)
    are gone from L1 and the TLB before that. So rows go TC__VM_TILE at a
    time, TC__VM_TILE_LANES lanes by TC__VM_TILE_LANES: a tile's lines serve
-   its rows one after the other. B(j,i) = A(i,j), float32, one thread,
-   medians (ms), row by row / tiles of 16 x 64, 16 x 256, 16 x 512 lanes:
-   4096 x 4096 178 / 66-80 / 60-66 / 68-70; 3000 x 3000 80 / 27 / 20 / 19;
-   1024 x 8192 46 / 23 / 18 / 26; 2048 x 2048 21-25 / 10-11 / 9-10 /
-   12-14. Rows of a few hundred lanes keep their lines in L1 and L2 and
-   lost up to 20% tiled (300 x 300: 0.042 / 0.048 ms): so only from
-   TC__VM_TILE_MIN_LANES (1000 x 1000: 0.75 / 0.74). Only on the generic
+   its rows one after the other. B(j,i) = A(i,j), float32, one thread, row
+   by row against tiles of 16 x 64, 16 x 256 and 16 x 512 lanes, over
+   4096 x 4096, 3000 x 3000, 1024 x 8192 and 2048 x 2048: every tiling
+   much faster than row by row, 16 x 256 the best or close to it. Rows of
+   a few hundred lanes keep their lines in L1 and L2 and
+   lost tiled (300 x 300): so only from
+   TC__VM_TILE_MIN_LANES (1000 x 1000: about even). Only on the generic
    path, where items may run in any order: the statement reads not the
    tensor it writes, and each item reduces its own lanes
    (tc__vm_rows_free). */
@@ -13776,7 +13769,7 @@ TC__PRIVATE void tc__vm_plan_tile(const tc_plan *P, tc__vm_splan *sp) {
    as one run of lanes: the interpreter's work per instruction is then
    shared by up to TC_BLOCK lanes, not W (Y(n,c,h,w) = (X(n,c,h,w) -
    m(c)) / sqrt(v(c) + 1e-5) * g(c) + b(c), 8x64x56x56, one thread:
-   5.7-6.5 -> 1.1-1.4 ms). Only where nothing sees a lane's loop values but the affine
+   much faster). Only where nothing sees a lane's loop values but the affine
    reads and the write (no loop index as a value, no gather, no read
    checked lane by lane), on the generic path, the statement not reading
    the tensor it writes (a block computes all its lanes before any
@@ -14377,7 +14370,7 @@ TC__PRIVATE void tc__vm_uni_nt_f32(int op, float *d, const float *a, float s, in
    lane where it can: a power of two as its reciprocal; one op on the
    scalar kernels (tc__k_div_uni_f32); a chain's first or last link in the
    chain's one pass (tc__k_chain_div_uni_f32: the stencil's (a + b + c) /
-   3, where two passes measured 20% slower than dividing). With nt, a
+   3, where two passes measured slower than dividing). With nt, a
    chain's stores stream (one op's are plain ones). */
 TC__PRIVATE void tc__vm_ew_op(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                               unsigned scalar, void *d, void *tmp, int n, int nt) {
@@ -14540,10 +14533,9 @@ TC__PRIVATE void tc__vm_ew_absorb_store(tc__vm_run *R, int folded) {
    over a block: *uni gets bit k for link k's spread operand (X(i,j) * 2.0
    + b(j): bit 0). 0 for one op, or a chain that divides first by a
    uniform value (tc__vm_ew_split). Such a chain had run in pieces of the
-   bytecode, each copied to memory: X * 2.0 + B over 4096 x 4096, Zen 5,
-   alternating in one process, both orders: one thread 7.9 -> 5.2-5.3 ms,
-   two 3.7-4.0 -> 2.7-2.8 ms; tanh(X * 2.0 + B) 10.5-10.8 -> 7.9 ms, two
-   threads 5.6-5.7 -> 4.0-4.2 ms. */
+   bytecode, each copied to memory, which measured slower: X * 2.0 + B and
+   tanh(X * 2.0 + B) over 4096 x 4096, one thread and two, alternating in
+   one process, both orders. */
 TC__PRIVATE int tc__vm_ew_chain_uni(const tc__vm_thread *T, const tc__vm_ins *op, const tc__vm_ins *last,
                                     unsigned scalar, int *uni) {
     const tc__vm_ins *in;
@@ -14697,14 +14689,13 @@ TC__PRIVATE void tc__vm_ew_reduce(tc__vm_run *R, const void *id) {
    only its row pointers and its output stepped. tc__vm_ew_reduce, run on
    each row, puts a few hundred instructions between two rows' loops,
    enough to hold the next row's loads back until the last ones have come
-   from memory: rowsum 4096 x 4096 at one thread (Zen 5) spent 146 ns
-   between two calls, a plain loop of the same calls 49, and with this
-   loop a call took 16-20% less time (same process, alternating: 2.95 ->
-   2.35 ms, 2.45 -> 2.05 ms). Every row's call is the same where every
-   operand is a row or a constant: all instructions before the op are
-   loads, none of a lane-uniform value that moves with the row (m(i) in
-   X(i,j) - m(i); the divisor's power-of-two test, too, is then made
-   once). 0, having done nothing, where not. */
+   from memory: rowsum 4096 x 4096 at one thread spent far longer between
+   two calls than a plain loop of the same calls, and with this loop a
+   call took less time (same process, alternating). Every row's call is
+   the same where every operand is a row or a constant: all instructions
+   before the op are loads, none of a lane-uniform value that moves with
+   the row (m(i) in X(i,j) - m(i); the divisor's power-of-two test, too,
+   is then made once). 0, having done nothing, where not. */
 TC__PRIVATE int tc__vm_ew_reduce_rows(tc__vm_run *R, const void *id, int64_t rows) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
@@ -15242,9 +15233,9 @@ TC__PRIVATE void tc__vm_even_part(int64_t n, int64_t k, int64_t c, int64_t *firs
    the chunks shrink (see tc__vm_plan_engine), the first half of the
    chunks share 3/4 of the items (rounded down) evenly and the second half
    the rest: mm 1024 at 2 threads, 8 tasks in 3, 3, 1 and 1, not 2 each.
-   With one virtual CPU at about 2/3 of the other's speed (seen for
+   With one virtual CPU well below the other's speed (seen for
    minutes at a time on a 2-vCPU cloud machine), the thread on it took
-   11.5 ms for its two even chunks, the other 7.6 ms, and then waited. */
+   much longer over its two even chunks than the other, which then waited. */
 TC__PRIVATE void tc__vm_chunk_items(const tc__vm_splan *sp, int64_t c, int64_t *first,
                                     int64_t *last) {
     int64_t n = sp->n_items, k = sp->n_chunks, base = 0;
@@ -16010,16 +16001,15 @@ TC__PRIVATE tc_status tc__vm_plan_row_stmt(tc_plan *P, tc__vm_splan *sp, unsigne
    all, not a tensor the group writes: those it writes first): after the
    group's statements on a row, the next row of each is prefetched, a
    slice after each statement. On the kernels alone (4096 rows of 1024) a
-   row took 10% less time for softmax, 16% for layernorm; the hardware
+   row took less time so, for softmax and for layernorm; the hardware
    prefetchers start again on each 4 KB page, and a row is one. Issued all
-   at once, the row's 64 prefetches waited for free fill buffers, a fifth
-   of layernorm's time; in slices, layernorm took 7% (1 thread) and 10% (2
-   threads) less time than that, softmax 5% and 8%. With threads, the row
-   two ahead: layernorm 4096 x 1024 at 2 threads, calls alternating with
-   one row ahead in one process, 7% to 13% less median time (8 runs; three
-   rows ahead: 11% to 13% more than two), softmax 7% less in 2 runs of 3
-   (the third, in a slow phase, 7% more; the fastest call 8% faster in
-   all three); at 1 thread, two ahead took 4% more. Of a longer row, its
+   at once, the row's 64 prefetches waited for free fill buffers, a good
+   part of layernorm's time; in slices, layernorm and softmax took less
+   time than that, at 1 thread and at 2. With threads, the row
+   two ahead: layernorm 4096 x 1024 at 2 threads took less median time
+   than one row ahead (three rows ahead: more than two), softmax less in
+   most runs, its fastest call faster in all; at 1 thread, two ahead took
+   more. Of a longer row, its
    first TC__VM_ROW_PF_MAX bytes (not measured: a guard, so that a row of
    megabytes does not become thousands of prefetches a row). */
 #define TC__VM_ROW_PF_MAX (16 << 10)
@@ -16064,9 +16054,8 @@ TC__PRIVATE tc_status tc__vm_plan_row_prefetch(tc_plan *P, int g) {
    more: where two threads' chunks meet, the one value a row outputs they
    write (mean, var) share cache lines, which then go back and forth
    between the cores, and the next row's prefetch is the other thread's.
-   Layernorm of 4096 rows at 2 threads: 1.04 to 1.07 ms in chunks of 8
-   rows, 0.87 to 0.92 ms in chunks of 64, 0.85 to 0.91 ms in chunks of 128
-   to 512. */
+   Layernorm of 4096 rows at 2 threads: chunks of 8 rows measured slower
+   than chunks of 64, and chunks of 128 to 512 about as fast as 64. */
 #define TC__VM_ROW_CHUNK 64
 
 TC__PRIVATE tc_status tc__vm_plan_group_rows(tc_plan *P, int nt) {
@@ -16170,9 +16159,8 @@ TC__PRIVATE tc_status tc__vm_plan_own_regs(tc_plan *P, tc__vm_thread *T) {
    them, in layernorm's plan, thread 0's row steps (tc__vm_regfile.step,
    read every row) shared a line with thread 1's tensor pointers (T->ptr,
    rewritten every row as its staged row moves, tc__vm_stage_at). Layernorm
-   4096 x 1024 at 2 threads, alternating builds in one process (Intel Xeon,
-   model 207): medians of eight runs 0% to 15% less time a call, about 5%
-   in most. */
+   4096 x 1024 at 2 threads, alternating builds in one process: with the
+   gaps a call took no more time, and in most runs a little less. */
 #define TC__VM_THREAD_GAP 128
 
 /* A periodic read (tc__vm_plan_fold) of an input, not copied (a run in
@@ -16614,14 +16602,14 @@ TC__PRIVATE int tc__vm_group_chunk(tc__vm_run *R, const tc__vm_job *J, int64_t c
    memory, so the prefetchers of its streams (the hardware's, and
    tc__k_prefetch_f32 two pieces ahead) run on across chunks, where one
    counter handed the threads alternate chunks (tanh(a * x + b) over 16M
-   lanes, two threads, Zen 5, same process: 4.6-5.0 -> 4.4 ms), and a
+   lanes, two threads: slower that way), and a
    thread that runs slow still gets help. Chunks made for claims in order
    take the counter: shared panels' items (tc__ct_item), and chunks that
    shrink (the big ones would all be one thread's). A range is a word,
    front << 32 | back. A job one thread runs alone takes its chunks in
    order with no atomics: a locked instruction waits for every load before
    it, so at each chunk the next one's loads waited for the last ones from
-   memory (rowsum 4096 x 4096, one thread: 3% less time a call without).
+   memory (rowsum 4096 x 4096, one thread: a call took less time without).
    The chunk, or n_chunks when none is left. */
 #define TC__VM_CLAIM_STEP 8 /* words from one thread's range to the next: a line */
 TC__PRIVATE uint64_t tc__vm_range_word(int64_t front, int64_t back) {
