@@ -10700,9 +10700,42 @@ TC__KERNEL void tc__k_half(tc_dtype t, void *dv, const void *av, int n) {
             h /= 2;                                                                          \
         }                                                                                    \
         memcpy(out, &a[0], sizeof a[0]);                                                     \
+    }                                                                                        \
+    /* tc__k_fold of each of `rows` rows of n < TC__VM_RED_LANES values in  \
+       v (overwritten), each value first combined with the identity id as  \
+       tc__k_reduce_lanes leaves a row's partials: row k's value, in the    \
+       same tree, into out[k]. One call for a block of folded rows. */      \
+    TC__KERNEL void tc__k_fold_rows_##sfx(tc_reduce r, void *vv, const void *idv, int n, int rows, \
+                                          void *outv) {                                      \
+        T *v = (T *)vv, *out = (T *)outv, *a, id;                                            \
+        int h0 = 1, k;                                                                       \
+        memcpy(&id, idv, sizeof id);                                                         \
+        while (h0 * 2 <= n) h0 *= 2;                                                         \
+        switch (r) {                                                                         \
+        case TC_REDUCE_SUM: TC__VM_FOLD_ROWS(tc__e_add_##sfx, tc__e_add_##sfx); break;       \
+        case TC_REDUCE_PROD: TC__VM_FOLD_ROWS(tc__e_mul_##sfx, tc__e_mul_##sfx); break;      \
+        case TC_REDUCE_MIN: TC__VM_FOLD_ROWS(tc__e_amin_##sfx, tc__e_min_##sfx); break;      \
+        case TC_REDUCE_MAX: TC__VM_FOLD_ROWS(tc__e_amax_##sfx, tc__e_max_##sfx); break;      \
+        default: break;                                                                      \
+        }                                                                                    \
+    }
+/* tc__k_fold_rows' rows: POP makes the partials, FOP folds them */
+#define TC__VM_FOLD_ROWS(POP, FOP)                                                           \
+    for (k = 0; k < rows; k++) {                                                             \
+        int w = n, h = h0, i;                                                                \
+        a = v + (size_t)k * (size_t)n;                                                       \
+        for (i = 0; i < n; i++) a[i] = POP(id, a[i]);                                        \
+        for (;;) {                                                                           \
+            for (i = 0; i < w - h; i++) a[i] = FOP(a[i], a[i + h]);                          \
+            if (h == 1 || w <= 1) break;                                                     \
+            w = h;                                                                           \
+            h /= 2;                                                                          \
+        }                                                                                    \
+        out[k] = a[0];                                                                       \
     }
 TC__VM_TYPES(TC__VM_RED)
 #undef TC__VM_RED
+#undef TC__VM_FOLD_ROWS
 
 /* A reduction along the lanes (rowsum, softmax's max and sum) keeps
    TC__VM_RED_LANES partial results: element j of the row goes to partial
@@ -11080,6 +11113,14 @@ TC__KERNEL void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, 
 TC__KERNEL void tc__k_fold(tc_dtype t, tc_reduce r, void *acc, int n, void *out) {
     switch (t) {
 #define TC__VM_FOLD_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_fold_##sfx(r, acc, n, out); break;
+        TC__VM_TYPES(TC__VM_FOLD_CASE)
+#undef TC__VM_FOLD_CASE
+    default: break;
+    }
+}
+TC__KERNEL void tc__k_fold_rows(tc_dtype t, tc_reduce r, void *v, const void *id, int n, int rows, void *out) {
+    switch (t) {
+#define TC__VM_FOLD_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_fold_rows_##sfx(r, v, id, n, rows, out); break;
         TC__VM_TYPES(TC__VM_FOLD_CASE)
 #undef TC__VM_FOLD_CASE
     default: break;
@@ -15086,6 +15127,18 @@ TC__PRIVATE int tc__vm_fold_red_rows(tc__vm_run *R, int64_t *it, int64_t last) {
     if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
     v = (const unsigned char *)R->T->rp[vs->value];
     tc__vm_identity(vs->vdt, sp->st->reduce, id);
+    if (L < TC__VM_RED_LANES && row < R->P->ir->tensors[sp->wt].rank) { /* rows shorter than the
+            partials: every row's fold in one call, their values in one store */
+        unsigned char *rows_v = (unsigned char *)acc, *out = (unsigned char *)TC__VM_REG(R->T, vs->n_regs + 1);
+        const tc_plan *P = R->P;
+        memcpy(rows_v, v, (size_t)L * (size_t)(more + 1) * vsz); /* v may be the input itself */
+        tc__k_fold_rows(vs->vdt, sp->st->reduce, rows_v, id, L, (int)(more + 1), out);
+        tc__k_store(P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce,
+                    tc__vm_write_ptr(R), P->ts[sp->wt][row], out, (int)(more + 1));
+        idx[row] += more;
+        *it += more;
+        return 1;
+    }
     for (r = 0; r <= more; r++, idx[row]++) {
         const unsigned char *rv = v + (size_t)r * (size_t)L * vsz;
         if (vs->vdt == TC_FLOAT32) { /* the same partials and fold, held in registers */
