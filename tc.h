@@ -11873,6 +11873,9 @@ typedef struct tc__vm_rplan { /* a read slot, for concrete sizes */
                            row, so a block is its row's `period` lanes repeated */
     int row_const;      /* ... or the same along each row (cv(i) in rows of j): a block is
                            each of its rows' one value, `row_const` lanes of it */
+    int gap;            /* ... or contiguous along the lanes but its rows not back to back
+                           (X(i+1, j+1) of a valid-range stencil): a block is its rows'
+                           `gap` lanes each, copied row by row */
     int copy;           /* an input a run in place writes over (tc__vm_inplace_kind): each
                            block is copied into its register, never read through a pointer
                            into the tensor, so no kernel's output is also its source */
@@ -12258,6 +12261,14 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
         }
         if (rp->checked && !R->P->unchecked && !tc__vm_check_lanes(R, in->b, m, n)) return 0;
         masked = 0;
+    }
+    if (rp->gap && n > rp->gap) { /* never masked (tc__vm_read_gaps) */
+        int64_t rs = rp->lstride[R->sp->fold_row];
+        size_t lsz = tc__vm_lane_bytes(rp->st);
+        for (i = 0; i < n; i += rp->gap)
+            tc__k_load(rp->st, (unsigned char *)d + (size_t)i * lsz, base + (off + rs * (i / rp->gap)) * (int64_t)esz, 1,
+                       n - i < rp->gap ? n - i : rp->gap);
+        return 1;
     }
     if ((rp->period && n > rp->period) || (rp->row_const && n > rp->row_const))
         return tc__vm_load_periodic(R, in, d, n, off, ls, masked);
@@ -13821,11 +13832,34 @@ TC__PRIVATE void tc__vm_plan_tile(const tc_plan *P, tc__vm_splan *sp) {
    (row_const: then not one lane for the block, tc__vm_one_lane). */
 /* Every read steps from row to row by a whole row of ext lanes, or is the
    same in every row, or along each row. */
+/* Read slot k is loaded under a mask (a ?: branch). */
+TC__PRIVATE int tc__vm_read_masked(const tc__vm_stmt *vs, int k) {
+    int i;
+    for (i = 0; i < vs->n_ins; i++)
+        if (vs->ins[i].op == TC_OP_LOAD && vs->ins[i].b == (unsigned)k && vs->ins[i].c != TC__VM_NONE) return 1;
+    return 0;
+}
+/* A read that steps along the lanes by one element but from row to row by
+   anything but a whole row (X(i+1, j) where the rows are W and the written
+   ones W-1): its rows are copied one by one into the block (rp->gap),
+   rows of TC__VM_TILE_ROW_MIN lanes at most (as for the tile: shorter rows
+   cost more in dispatch than a copy of them; longer ones are read in
+   place, which measured faster from 256 lanes). Not under a mask, whose lanes a row-by-row copy would not check; and
+   rows of the output only where no reduction loop runs inside the block,
+   whose every step would copy them again (the steps fold instead,
+   tc__vm_plan_fold_steps). */
+TC__PRIVATE int tc__vm_read_gaps(const tc__vm_splan *sp, int k, int lane, int row, int64_t ext) {
+    const int64_t *ls = sp->reads[k].lstride;
+    return ls[lane] == 1 && ls[row] != ext && ls[row] != 0 && ext <= TC__VM_TILE_ROW_MIN &&
+           !tc__vm_read_masked(sp->vs, k) && (sp->n_red == 0 || sp->st->loops[row].reduction);
+}
 TC__PRIVATE int tc__vm_reads_fold(const tc__vm_splan *sp, int lane, int row, int64_t ext) {
     int k;
     for (k = 0; k < sp->vs->n_reads; k++) {
         const int64_t *ls = sp->reads[k].lstride;
-        if (ls[row] != ext * ls[lane] && ls[row] != 0 && ls[lane] != 0) return 0;
+        if (ls[row] != ext * ls[lane] && ls[row] != 0 && ls[lane] != 0 &&
+            !tc__vm_read_gaps(sp, k, lane, row, ext))
+            return 0;
     }
     return 1;
 }
@@ -13838,6 +13872,7 @@ TC__PRIVATE void tc__vm_fold_rows(tc__vm_splan *sp, int row, int64_t ext) {
             sp->reads[k].period = (int)ext;
         if (sp->reads[k].lstride[row] != 0 && sp->reads[k].lstride[sp->lane] == 0)
             sp->reads[k].row_const = (int)ext;
+        if (tc__vm_read_gaps(sp, k, sp->lane, row, ext)) sp->reads[k].gap = (int)ext;
     }
     sp->fold = (int)(sp->blk / ext);
     sp->fold_ext = (int)ext;

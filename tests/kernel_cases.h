@@ -965,6 +965,15 @@ static const kc_case kc_cases[] = {
      "    O3(i,c) +=! P3(i,d) * R3(d,c)\n"
      "    O4(i,c) +=! P4(i,d) * R4(d,c)\n}\n",
      "N=1500", 0, KC_REDUCE, 0},
+    /* folded rows whose reads are not back to back (a valid-range stencil:
+       rows of W-1 written, W read; rp->gap), with a per-column and a
+       per-row read; a 1-D filter whose reduction steps fold with gaps; int32 */
+    {"fold-gaps",
+     "def fgp(float(H,W) X, float(W) c, float(H) r, int32(H,W) I, float(K) w) -> (O, P, F) {\n"
+     "    O(i,j) = (X(i,j) + X(i,j+1) + X(i+1,j) + X(i+1,j+1)) * c(j) - r(i)\n"
+     "    P(i,j) = I(i,j+1) - I(i+1,j) * 3\n"
+     "    F(i,j) max=! X(i,j+k) * w(k)\n}\n",
+     "H=300 W=41 K=5", "I=-99:99", KC_REDUCE, 0},
     /* reads under a ?: whose condition is the same on every lane (a row's
        guard, a per-row flag): no lane read at all, or a plain read (checked
        where range inference did not prove it: X(i-1,j) at row 0 is off) */
