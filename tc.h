@@ -12186,15 +12186,24 @@ TC__PRIVATE int tc__vm_row_loop(const tc__vm_splan *sp);
 /* A read the same in every folded row (tc__vm_plan_fold): its row's
    lanes, then copies of them through the block; or the same along each
    row (row_const): each row's value over its p lanes, rows rs apart. */
+/* n lanes as rows of p lanes, row r from element off + r * rs, its lanes
+   ls apart (0: the row's one value). */
+TC__PRIVATE void tc__vm_load_row_runs(tc_dtype st, const unsigned char *base, void *d, int n, int64_t off,
+                                      int64_t ls, int64_t rs, int p) {
+    int64_t ssz = (int64_t)tc_dtype_size(st);
+    size_t esz = tc__vm_lane_bytes(st);
+    int i;
+    for (i = 0; i < n; i += p)
+        tc__k_load(st, (unsigned char *)d + (size_t)i * esz, base + (off + rs * (i / p)) * ssz, ls,
+                   n - i < p ? n - i : p);
+}
 TC__PRIVATE void tc__vm_fill_periodic(const tc__vm_rplan *rp, const unsigned char *base, void *d, int n,
                                       int64_t off, int64_t ls, int64_t rs, int p, size_t esz) {
     int64_t ssz = (int64_t)tc_dtype_size(rp->st);
     int i;
     if (rp->row_const) {
-        if (tc__k_repeat_rows(rp->st, d, base + off * ssz, rs, p, n)) return;
-        for (i = 0; i < n; i += p)
-            tc__k_load(rp->st, (unsigned char *)d + (size_t)i * esz, base + (off + rs * (i / p)) * ssz, 0,
-                       n - i < p ? n - i : p);
+        if (!tc__k_repeat_rows(rp->st, d, base + off * ssz, rs, p, n))
+            tc__vm_load_row_runs(rp->st, base, d, n, off, 0, rs, p);
         return;
     }
     tc__k_load(rp->st, d, base + off * ssz, ls, p);
@@ -12263,11 +12272,7 @@ TC__PRIVATE int tc__vm_do_load(tc__vm_run *R, const tc__vm_ins *in, void *d, int
         masked = 0;
     }
     if (rp->gap && n > rp->gap) { /* never masked (tc__vm_read_gaps) */
-        int64_t rs = rp->lstride[R->sp->fold_row];
-        size_t lsz = tc__vm_lane_bytes(rp->st);
-        for (i = 0; i < n; i += rp->gap)
-            tc__k_load(rp->st, (unsigned char *)d + (size_t)i * lsz, base + (off + rs * (i / rp->gap)) * (int64_t)esz, 1,
-                       n - i < rp->gap ? n - i : rp->gap);
+        tc__vm_load_row_runs(rp->st, base, d, n, off, 1, rp->lstride[R->sp->fold_row], rp->gap);
         return 1;
     }
     if ((rp->period && n > rp->period) || (rp->row_const && n > rp->row_const))
@@ -12530,6 +12535,8 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
         int direct = in + 1 == end && T->direct, nl = n, by_row = 0;
         void *d = direct ? T->direct : TC__VM_REG(T, in->a);
         unsigned src[5] = {0, 0, 0, 0, 0};
+        /* the bytes of one lane of in's register: a comparison's bool, else its dtype's */
+        unsigned esz = in->op >= TC_OP_LT && in->op <= TC_OP_OR ? 1u : (unsigned)tc_dtype_size(t);
         int ns, k;
         if (R->check && !vs->check[in - vs->ins]) continue;
         if (!R->check && vs->chain && vs->chain[in - vs->ins]) {
@@ -12542,11 +12549,9 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
         ns = tc__vm_sources(in, src);
         if (!direct && tc__vm_one_lane(R, in, src, ns)) {
             nl = 1;
-            T->uni[in->a] = (unsigned char)(TC__VM_UNI | (in->op >= TC_OP_LT && in->op <= TC_OP_OR
-                                                              ? 1u : (unsigned)tc_dtype_size(t)));
+            T->uni[in->a] = (unsigned char)(TC__VM_UNI | esz);
         } else if (!direct && rows && tc__vm_row_op(R, in, src, ns)) {
-            unsigned char flag = (unsigned char)(TC__VM_ROW | (in->op >= TC_OP_LT && in->op <= TC_OP_OR
-                                                                   ? 1u : (unsigned)tc_dtype_size(t)));
+            unsigned char flag = (unsigned char)(TC__VM_ROW | esz);
             rp[in->a] = d;
             if (in->op >= TC_OP_ADD && in->op <= TC_OP_MAX && tc__vm_uniform_arith(T, in, d, rows)) {
                 T->uni[in->a] = flag;
@@ -13073,10 +13078,9 @@ TC__PRIVATE void tc__vm_plan_chunks(tc__vm_splan *sp) {
    (O(i,j) +=! X(i,j,k) * X(i,j,k), lanes along j). */
 #define TC__VM_BLOCK_MIN (TC_BLOCK < 512 ? TC_BLOCK : 512)
 #define TC__VM_STRIDED_BYTES (16 * 1024)
-TC__PRIVATE int tc__vm_pick_block(const tc_plan *P, const tc__vm_splan *sp) {
+TC__PRIVATE int tc__vm_pick_block(const tc__vm_splan *sp) {
     int blk = TC_BLOCK, k;
     double per_lane = 0.0;
-    (void)P;
     if (sp->lane < 0 || sp->n_red == 0) return blk;
     for (k = 0; k < sp->vs->n_reads; k++) {
         int64_t ls = sp->reads[k].lstride[sp->lane];
@@ -13100,7 +13104,7 @@ TC__PRIVATE void tc__vm_plan_order(const tc_plan *P, tc__vm_splan *sp) {
         if (l >= rank && tc__vm_extent(sp, l) == 0) sp->red_empty = 1;
     }
     if (sp->lane_red && tc__vm_extent(sp, sp->lane) == 0) sp->red_empty = 1;
-    sp->blk = tc__vm_pick_block(P, sp);
+    sp->blk = tc__vm_pick_block(sp);
     sp->n_blocks = sp->lane < 0 ? 1 : (tc__vm_extent(sp, sp->lane) + sp->blk - 1) / sp->blk;
     sp->n_segs = 1;
     sp->n_items = sp->lane_red ? 1 : sp->n_blocks;
@@ -13337,31 +13341,25 @@ TC__PRIVATE void tc__vm_plan_contract(tc_plan *P, tc__vm_splan *sp) {
 
 /* Software prefetch pays only for a bare load that is reduced (sum(x):
    one stream, little work per line). Where several large tensors stream
-   in (a * x + b), a block's prefetches, one burst per tensor, had paid on
-   a Xeon (the hardware prefetchers fell behind there), but on AMD Zen 4
-   they stall on free fill buffers: a * x + b and tanh(a * x + b) over 16M
-   lanes, one thread, ran much faster without them; sum, softmax,
-   layernorm, rowsum and mv moved within the noise. With one stream
-   (stencils, rows) they only cost.
-   Streaming stores pay when several inputs stream in from memory too
-   (16M lanes, one thread: a * x + b and a + b much faster).
-   With one input they gain nothing (x * 2 + 1: the same either way) or lose
-   (the stencil, its one input read thrice). After a builtin
-   they cost a copy of each block: on the Xeon that lost (exp(x),
-   tanh(a * x + b)), on AMD Zen 4 in 128-lane pieces
-   tanh(a * x + b) gains (one thread and two), so a statement ending in a builtin
-   counts as streamed too with several input streams. On Zen 5, with each
-   line streamed by the builtin's kernel as it was computed, plain stores
-   measured faster still (tc__math_chunk_store): such a statement now
-   keeps only the shape of a streamed one, its chain's whole row in one
-   call where it can (tc__vm_ew_call_row), else pieces of
-   TC__VM_STREAM_PIECE lanes, the builtin writing the output itself. In a row group (tc__vm_plan_groups) a statement's
-   inputs come from cache, what earlier statements left there, so there a
-   large output nothing reads later streams whatever the inputs: the row's
-   stores skip the read of each line first (layernorm's Y, 4096 rows of
-   1024, AMD Zen 4: much faster at one thread and two;
-   softmax's e / s within the noise; on the Xeon, streaming in row groups
-   had lost: softmax slower). */
+   in (a * x + b), a block's prefetches come as one burst per tensor and
+   can wait on free fill buffers that the hardware prefetchers already
+   use; with one stream (stencils, rows) they only cost.
+   Streaming stores pay when several inputs stream in from memory too: the
+   output's lines then skip the read before each write, which competes
+   with the inputs' reads. With one input they gain nothing or lose (the
+   stencil, its one input read thrice). After a builtin they cost a copy
+   of each block, which small pieces make up for, so a statement ending in
+   a builtin counts as streamed too with several input streams; with each
+   line written by the builtin's kernel as it computes it
+   (tc__math_chunk_store), plain stores measured faster still: such a
+   statement keeps only the shape of a streamed one, its chain's whole row
+   in one call where it can
+   (tc__vm_ew_call_row), else pieces of TC__VM_STREAM_PIECE lanes, the
+   builtin writing the output itself. In a row group (tc__vm_plan_groups)
+   a statement's inputs come from cache, what earlier statements left
+   there, so there a large output nothing reads later streams whatever the
+   inputs: the row's stores skip the read of each line first (layernorm's
+   Y; softmax's e / s alike). */
 TC__PRIVATE void tc__vm_plan_prefetch(const tc_plan *P, tc__vm_splan *sp) {
     int k, j, streams = 0;
     if (sp->lane < 0) return;
@@ -13844,7 +13842,8 @@ TC__PRIVATE int tc__vm_read_masked(const tc__vm_stmt *vs, int k) {
    ones W-1): its rows are copied one by one into the block (rp->gap),
    rows of TC__VM_TILE_ROW_MIN lanes at most (as for the tile: shorter rows
    cost more in dispatch than a copy of them; longer ones are read in
-   place, which measured faster from 256 lanes). Not under a mask, whose lanes a row-by-row copy would not check; and
+   place, which measured faster from 256 lanes). Not under a mask, whose
+   lanes a row-by-row copy would not check; and
    rows of the output only where no reduction loop runs inside the block,
    whose every step would copy them again (the steps fold instead,
    tc__vm_plan_fold_steps). */

@@ -26,6 +26,13 @@ typedef struct kc_case {
 } kc_case;
 
 /* ---- sources (shared by the tables of both tests) ---- */
+#define KC_FOLD_ROW_VALUES                                                                            \
+    "def frv(float(M,N) X, float(M) ss, double(M,N) D, double(M) dv, int32(M) k, float s) -> (Y, Z, W, V, R) {\n" \
+    "    Y(i,j) = X(i,j) * rsqrt(ss(i) / N + 1e-6) * s\n"                                          \
+    "    Z(i,j) = D(i,j) * (dv(i) * 2.0 - 1.0) + exp(dv(i))\n"                                     \
+    "    W(i,j) = ss(i) > 0.5 ? X(i,j) + float(k(i) * 3) : 1.5 - ss(i)\n"                          \
+    "    V(i,j) = fmax(s - ss(i), X(i,j)) + s / (ss(i) + 2.0)\n"                                   \
+    "    R(i) +=! X(i,j) * (ss(i) * 2.0 - s)\n}\n"
 #define KC_MM "def mm(float(M,K) A, float(K,N) B) -> (C) { C(i,j) +=! A(i,k) * B(k,j) }"
 #define KC_MV "def mv(float(M,N) A, float(N) x) -> (y) { y(i) +=! A(i,j) * x(j) }"
 #define KC_BMM                                                                                     \
@@ -919,20 +926,10 @@ static const kc_case kc_cases[] = {
        uniform operand first and second, a reduction along the rows (R),
        more rows than a block holds and a partial last block */
     {"fold-row-values",
-     "def frv(float(M,N) X, float(M) ss, double(M,N) D, double(M) dv, int32(M) k, float s) -> (Y, Z, W, V, R) {\n"
-     "    Y(i,j) = X(i,j) * rsqrt(ss(i) / N + 1e-6) * s\n"
-     "    Z(i,j) = D(i,j) * (dv(i) * 2.0 - 1.0) + exp(dv(i))\n"
-     "    W(i,j) = ss(i) > 0.5 ? X(i,j) + float(k(i) * 3) : 1.5 - ss(i)\n"
-     "    V(i,j) = fmax(s - ss(i), X(i,j)) + s / (ss(i) + 2.0)\n"
-     "    R(i) +=! X(i,j) * (ss(i) * 2.0 - s)\n}\n",
+     KC_FOLD_ROW_VALUES,
      "M=300 N=20", "ss=0.1:2 dv=-1:1 k=-9:9", KC_LOOSE, 0},
     {"fold-row-values-64",
-     "def frv(float(M,N) X, float(M) ss, double(M,N) D, double(M) dv, int32(M) k, float s) -> (Y, Z, W, V, R) {\n"
-     "    Y(i,j) = X(i,j) * rsqrt(ss(i) / N + 1e-6) * s\n"
-     "    Z(i,j) = D(i,j) * (dv(i) * 2.0 - 1.0) + exp(dv(i))\n"
-     "    W(i,j) = ss(i) > 0.5 ? X(i,j) + float(k(i) * 3) : 1.5 - ss(i)\n"
-     "    V(i,j) = fmax(s - ss(i), X(i,j)) + s / (ss(i) + 2.0)\n"
-     "    R(i) +=! X(i,j) * (ss(i) * 2.0 - s)\n}\n",
+     KC_FOLD_ROW_VALUES,
      "M=70 N=64", "ss=0.1:2 dv=-1:1 k=-9:9", KC_LOOSE, 1},
     /* reduction steps folded into a block (tc__vm_plan_fold_steps): rows
        of 40 and 16 lanes, each operator, a read the same at every step
