@@ -11102,6 +11102,211 @@ TC__PRIVATE void tc__k_acc_op(tc_dtype t, int op, void *acc, const void *a, cons
         tc__k_acc_op_f64(op, (double *)acc, (const double *)a, (const double *)b, (const double *)s, s_first, n);
 }
 
+/* A float32 reduction along the lanes whose value is one float op
+   (sp->lane_op) made and reduced in one pass, or the bare lanes (op
+   TC_OP_COUNT): lane i's value is a[i] op b[i], or with a scalar *s (b
+   NULL) a[i] op s or, with s_first, s op a[i]; op TC_OP_CALL is
+   fabs(a[i]). Each value rounds as its own instruction would (no fma),
+   then goes to partial i % TC__VM_RED_LANES as tc__k_reduce_lanes puts it:
+   the bits of the instruction and the reduction run one after the other,
+   without the block of values between them. tc__k_lane_op: n lanes onto
+   acc's partials, the first lane partial 0's. tc__k_rows_op: `rows` rows
+   of n lanes one after the other (a and b alike), each from the identity
+   *id, folded in tc__k_fold's tree into out[k]: one call for a block of
+   folded rows, whatever their length. */
+#define TC__LO_RED_SUM(p, v) ((p) + (v))
+#define TC__LO_RED_PROD(p, v) ((p) * (v))
+#define TC__LO_RED_MIN(p, v) ((v) < (p) ? (v) : (p))
+#define TC__LO_RED_MAX(p, v) ((v) > (p) ? (v) : (p))
+#define TC__LO_VAL(x, y)                                                                     \
+    (op == TC_OP_ADD   ? (s_first ? (y) + (x) : (x) + (y))                                   \
+     : op == TC_OP_SUB ? (s_first ? (y) - (x) : (x) - (y))                                   \
+     : op == TC_OP_MUL ? (s_first ? (y) * (x) : (x) * (y))                                   \
+                       : (x))
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
+#if defined(__AVX512F__)
+#define TC__LO_VRED_MIN(p, v) ((tc__f32x16)_mm512_min_ps((__m512)(v), (__m512)(p)))
+#define TC__LO_VRED_MAX(p, v) ((tc__f32x16)_mm512_max_ps((__m512)(v), (__m512)(p)))
+#else
+#define TC__LO_VSEL(m, y, x) ((tc__f32x16)(((tc__i32x16)(y) & (m)) | ((tc__i32x16)(x) & ~(m))))
+#define TC__LO_VRED_MIN(p, v) TC__LO_VSEL((v) < (p), v, p)
+#define TC__LO_VRED_MAX(p, v) TC__LO_VSEL((v) > (p), v, p)
+#endif
+#define TC__LO_VRED_SUM TC__LO_RED_SUM
+#define TC__LO_VRED_PROD TC__LO_RED_PROD
+/* the value of the 16 lanes x (and y) */
+#define TC__LO_VVAL(x, y)                                                                    \
+    (op == TC_OP_CALL ? (tc__f32x16)((tc__i32x16)(x) & 0x7fffffff) : TC__LO_VAL(x, y))
+/* partial vector P (r)= lanes [i + o, i + o + 16) of the values */
+#define TC__LO_STEP(RED, P, o)                                                               \
+    do {                                                                                     \
+        tc__f32x16 x_, y_ = sv;                                                              \
+        memcpy(&x_, a + i + (o), 64);                                                        \
+        if (b) memcpy(&y_, b + i + (o), 64);                                                 \
+        P = TC__LO_VRED_##RED(P, TC__LO_VVAL(x_, y_));                                       \
+    } while (0)
+/* the last c < 16 lanes at a + i + o (and b): partial vector P (r)= those
+   lanes' values, its other lanes kept (the values there made from zeros) */
+#if defined(__AVX512F__)
+#define TC__LO_PART(RED, P, o, c)                                                            \
+    do {                                                                                     \
+        __mmask16 k_ = (__mmask16)((1u << (c)) - 1u);                                        \
+        tc__f32x16 x_ = (tc__f32x16)_mm512_maskz_loadu_ps(k_, a + i + (o)), y_ = sv;         \
+        if (b) y_ = (tc__f32x16)_mm512_maskz_loadu_ps(k_, b + i + (o));                      \
+        P = (tc__f32x16)_mm512_mask_blend_ps(k_, (__m512)P,                                  \
+                                             (__m512)TC__LO_VRED_##RED(P, TC__LO_VVAL(x_, y_))); \
+    } while (0)
+#else
+#define TC__LO_PART(RED, P, o, c)                                                            \
+    do {                                                                                     \
+        float ta_[16] = {0}, tb_[16] = {0};                                                  \
+        tc__f32x16 x_, y_ = sv, v_;                                                          \
+        tc__i32x16 k_ = tc__lo_iota < (c);                                                   \
+        memcpy(ta_, a + i + (o), sizeof(float) * (size_t)(c));                               \
+        memcpy(&x_, ta_, 64);                                                                \
+        if (b) memcpy(tb_, b + i + (o), sizeof(float) * (size_t)(c)), memcpy(&y_, tb_, 64);  \
+        v_ = TC__LO_VRED_##RED(P, TC__LO_VVAL(x_, y_));                                      \
+        P = (tc__f32x16)(((tc__i32x16)v_ & k_) | ((tc__i32x16)P & ~k_));                     \
+    } while (0)
+#endif
+/* the last m < 64 lanes at a + i (and b + i) */
+#define TC__LO_TAIL(RED, m)                                                                  \
+    do {                                                                                     \
+        int m_ = (m);                                                                        \
+        if (m_ >= 16) TC__LO_STEP(RED, p0, 0);                                               \
+        else TC__LO_PART(RED, p0, 0, m_);                                                    \
+        if (m_ >= 32) TC__LO_STEP(RED, p1, 16);                                              \
+        else if (m_ > 16) TC__LO_PART(RED, p1, 16, m_ - 16);                                 \
+        if (m_ >= 48) TC__LO_STEP(RED, p2, 32);                                              \
+        else if (m_ > 32) TC__LO_PART(RED, p2, 32, m_ - 32);                                 \
+        if (m_ > 48) TC__LO_PART(RED, p3, 48, m_ - 48);                                      \
+    } while (0)
+/* partials p0..p3 (r)= the n lanes at a (and b) */
+#define TC__LO_ROW(RED)                                                                      \
+    do {                                                                                     \
+        for (i = 0; i + TC__VM_RED_LANES <= n; i += TC__VM_RED_LANES) {                      \
+            TC__LO_STEP(RED, p0, 0);                                                         \
+            TC__LO_STEP(RED, p1, 16);                                                        \
+            TC__LO_STEP(RED, p2, 32);                                                        \
+            TC__LO_STEP(RED, p3, 48);                                                        \
+        }                                                                                    \
+        if (i < n) TC__LO_TAIL(RED, n - i);                                                  \
+    } while (0)
+/* TC__VM_FOLD64 on p0..p3, into *o */
+#define TC__LO_FOLD(RED, o)                                                                  \
+    do {                                                                                     \
+        float q_[16];                                                                        \
+        int l_;                                                                              \
+        p0 = TC__LO_VRED_##RED(p0, p2), p1 = TC__LO_VRED_##RED(p1, p3);                      \
+        p0 = TC__LO_VRED_##RED(p0, p1);                                                      \
+        memcpy(q_, &p0, 64);                                                                 \
+        for (l_ = 0; l_ < 8; l_++) q_[l_] = TC__LO_RED_##RED(q_[l_], q_[l_ + 8]);            \
+        for (l_ = 0; l_ < 4; l_++) q_[l_] = TC__LO_RED_##RED(q_[l_], q_[l_ + 4]);            \
+        q_[0] = TC__LO_RED_##RED(q_[0], q_[2]), q_[1] = TC__LO_RED_##RED(q_[1], q_[3]);      \
+        *(o) = TC__LO_RED_##RED(q_[0], q_[1]);                                               \
+    } while (0)
+static const tc__i32x16 tc__lo_iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+#define TC__LO_ONE(RED)                                                                      \
+    do {                                                                                     \
+        memcpy(&p0, acc, 64), memcpy(&p1, acc + 16, 64), memcpy(&p2, acc + 32, 64);          \
+        memcpy(&p3, acc + 48, 64);                                                           \
+        TC__LO_ROW(RED);                                                                     \
+        memcpy(acc, &p0, 64), memcpy(acc + 16, &p1, 64), memcpy(acc + 32, &p2, 64);          \
+        memcpy(acc + 48, &p3, 64);                                                           \
+    } while (0)
+#define TC__LO_ROWS(RED)                                                                     \
+    do {                                                                                     \
+        for (k = 0; k < rows; k++, a += n, b = b ? b + n : b) {                              \
+            p0 = p1 = p2 = p3 = z;                                                           \
+            TC__LO_ROW(RED);                                                                 \
+            TC__LO_FOLD(RED, out + k);                                                       \
+        }                                                                                    \
+    } while (0)
+#define TC__LO_DECL                                                                          \
+    tc__f32x16 p0, p1, p2, p3, sv, z;                                                        \
+    int i, k;                                                                                \
+    memset(&sv, 0, sizeof sv), memset(&z, 0, sizeof z), sv += s ? *s : 0.0f, z += id ? *id : 0.0f
+#else
+#define TC__LO_ONE(RED)                                                                      \
+    for (i = 0; i < n; i++) {                                                                \
+        float x_ = a[i], y_ = b ? b[i] : sv;                                                 \
+        acc[i % TC__VM_RED_LANES] = TC__LO_RED_##RED(acc[i % TC__VM_RED_LANES],              \
+                                                     op == TC_OP_CALL ? fabsf(x_) : TC__LO_VAL(x_, y_)); \
+    }
+#define TC__LO_ROWS(RED)                                                                     \
+    for (k = 0; k < rows; k++, a += n, b = b ? b + n : b) {                                  \
+        float q[TC__VM_RED_LANES], *a_ = q;                                                  \
+        int l;                                                                               \
+        for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *id;                                   \
+        for (i = 0; i < n; i++) {                                                            \
+            float x_ = a[i], y_ = b ? b[i] : sv;                                             \
+            q[i % TC__VM_RED_LANES] = TC__LO_RED_##RED(q[i % TC__VM_RED_LANES],              \
+                                                       op == TC_OP_CALL ? fabsf(x_) : TC__LO_VAL(x_, y_)); \
+        }                                                                                    \
+        { float *a = a_; TC__VM_FOLD64(TC__LO_RED_##RED); }                                  \
+        out[k] = q[0];                                                                       \
+    }
+#define TC__LO_DECL                                                                          \
+    float sv = s ? *s : 0.0f;                                                                \
+    int i, k
+#endif
+#define TC__LO_SWITCH(BODY)                                                                  \
+    switch (r) {                                                                             \
+    case TC_REDUCE_SUM: BODY(SUM); break;                                                    \
+    case TC_REDUCE_PROD: BODY(PROD); break;                                                  \
+    case TC_REDUCE_MIN: BODY(MIN); break;                                                    \
+    case TC_REDUCE_MAX: BODY(MAX); break;                                                    \
+    default: break;                                                                          \
+    }
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__KERNEL void tc__k_lane_op(tc_reduce r, int op, float *TC__RESTRICT acc, const float *a, const float *b,
+                              const float *s, int s_first, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+    const float *id = NULL;
+    TC__LO_DECL;
+    (void)id, (void)k;
+    TC__LO_SWITCH(TC__LO_ONE)
+}
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, const float *a, const float *b,
+                              const float *s, int s_first, int n, int rows, float *TC__RESTRICT out) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+    TC__LO_DECL;
+    TC__LO_SWITCH(TC__LO_ROWS)
+}
+#undef TC__LO_RED_SUM
+#undef TC__LO_RED_PROD
+#undef TC__LO_RED_MIN
+#undef TC__LO_RED_MAX
+#undef TC__LO_VAL
+#undef TC__LO_ONE
+#undef TC__LO_ROWS
+#undef TC__LO_DECL
+#undef TC__LO_SWITCH
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
+#ifndef __AVX512F__
+#undef TC__LO_VSEL
+#endif
+#undef TC__LO_VRED_MIN
+#undef TC__LO_VRED_MAX
+#undef TC__LO_VRED_SUM
+#undef TC__LO_VRED_PROD
+#undef TC__LO_VVAL
+#undef TC__LO_STEP
+#undef TC__LO_TAIL
+#undef TC__LO_PART
+#undef TC__LO_ROW
+#undef TC__LO_FOLD
+#endif
+
 TC__KERNEL void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
     switch (t) {
 #define TC__VM_RED_CASE(sfx, DT, T, W, K) case TC_##DT: tc__k_reduce_##sfx(r, acc, v, n); break;
@@ -11919,6 +12124,7 @@ typedef struct tc__vm_splan {
     int init;           /* 1: fill the tensor with the identity first */
     int fused;          /* `!` folded into the accumulator: the store assigns */
     int acc_op;         /* type A sum whose value is one float + - or * (tc__vm_plan_acc_op) */
+    int lane_op;        /* lane reduction whose value is one float32 + - * or fabs (tc__vm_plan_lane_op) */
     int direct;         /* `=` with a contiguous write: the last instruction stores */
     int stream_ok;      /* ... a large one nothing reads later (tc__vm_plan_direct) */
     int stream;         /* ... whose stores stream (tc__vm_plan_prefetch, tc__vm_plan_groups) */
@@ -12619,35 +12825,52 @@ TC__PRIVATE int tc__vm_exec(tc__vm_run *R, int n) {
     if (!R->T->direct && !R->check) tc__vm_spread(R->T, &v, 1, n); /* the store reads every lane */
     return 1;
 }
-/* The block body of a sum whose value is its last instruction, one float
-   + - or * or fabs (sp->acc_op): everything before it, then that op and
-   the sum's step in one pass (tc__k_acc_op); with both operands uniform,
-   the op on one lane, spread, and summed as tc__vm_exec's value would be. */
-TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
+/* The operands of the value's last instruction for a kernel that makes
+   and reduces it in one pass (sp->acc_op, sp->lane_op): op (TC_OP_CALL:
+   fabs), streams a and b, or for a lane-uniform operand b NULL and the
+   scalar *s, first with s_first. op TC_OP_COUNT: the value itself, in a. */
+typedef struct {
+    int op, s_first;
+    const void *a, *b, *s;
+} tc__vm_last_operands;
+/* Everything before the value's last instruction over n lanes, its
+   operands in *lo; with both operands uniform, the op itself on one lane,
+   spread as tc__vm_exec's value would be (lo->op TC_OP_COUNT). */
+TC__PRIVATE int tc__vm_exec_but_last(tc__vm_run *R, int n, tc__vm_last_operands *lo) {
     const tc__vm_stmt *vs = R->sp->vs;
     const tc__vm_ins *last = vs->ins + vs->n_ins - 1;
     tc__vm_thread *T = R->T;
     int ub, uc;
-    R->T->pf_base = NULL;
+    T->pf_base = NULL;
     if (!tc__vm_exec_range(R, vs->ins + vs->n_pro, last, n)) return 0;
     if (T->uni[last->b] & TC__VM_ROW) tc__vm_expand_rows(T, last->b, n);
     if (last->op != TC_OP_CALL && (T->uni[last->c] & TC__VM_ROW)) tc__vm_expand_rows(T, last->c, n);
     ub = (T->uni[last->b] & TC__VM_UNI) != 0;
     uc = last->op == TC_OP_CALL ? ub : (T->uni[last->c] & TC__VM_UNI) != 0; /* fabs: one operand */
+    lo->op = last->op, lo->s_first = 0, lo->b = lo->s = NULL;
     if (ub && uc) {
         unsigned v = (unsigned)vs->value;
         if (!tc__vm_exec_range(R, last, last + 1, n)) return 0;
         tc__vm_spread(T, &v, 1, n);
-        tc__k_reduce(vs->vdt, TC_REDUCE_SUM, acc, T->rp[vs->value], n);
-        return 1;
+        lo->op = TC_OP_COUNT, lo->a = T->rp[vs->value];
+    } else if (last->op == TC_OP_CALL) {
+        lo->a = T->rp[last->b];
+    } else if (ub || uc) {
+        lo->a = T->rp[ub ? last->c : last->b], lo->s = T->rp[ub ? last->b : last->c], lo->s_first = ub;
+    } else {
+        lo->a = T->rp[last->b], lo->b = T->rp[last->c];
     }
-    if (last->op == TC_OP_CALL) /* fabs of the stream */
-        tc__k_acc_op(vs->vdt, TC_OP_CALL, acc, T->rp[last->b], NULL, NULL, 0, n);
-    else if (ub || uc) /* the uniform operand as a scalar, first or second */
-        tc__k_acc_op(vs->vdt, last->op, acc, T->rp[ub ? last->c : last->b], NULL, T->rp[ub ? last->b : last->c],
-                     ub, n);
-    else
-        tc__k_acc_op(vs->vdt, last->op, acc, T->rp[last->b], T->rp[last->c], NULL, 0, n);
+    return 1;
+}
+/* The block body of a sum whose value is its last instruction, one float
+   + - or * or fabs (sp->acc_op): everything before it, then that op and
+   the sum's step in one pass (tc__k_acc_op). */
+TC__PRIVATE int tc__vm_exec_acc(tc__vm_run *R, void *acc, int n) {
+    const tc__vm_stmt *vs = R->sp->vs;
+    tc__vm_last_operands lo;
+    if (!tc__vm_exec_but_last(R, n, &lo)) return 0;
+    if (lo.op == TC_OP_COUNT) tc__k_reduce(vs->vdt, TC_REDUCE_SUM, acc, lo.a, n);
+    else tc__k_acc_op(vs->vdt, lo.op, acc, lo.a, lo.b, lo.s, lo.s_first, n);
     return 1;
 }
 /* The prologue: run before a thread's first block, then spread over
@@ -13897,23 +14120,38 @@ TC__PRIVATE void tc__vm_plan_fold(const tc_plan *P, tc__vm_splan *sp) {
     tc__vm_fold_rows(sp, tc__vm_row_loop(sp), ext);
 }
 
+/* The value is its last instruction, one float + - or * that no fused
+   chain takes, or fabs, of the value's dtype (float32, or also float64
+   where f64 says so). */
+TC__PRIVATE int tc__vm_last_op_fuses(const tc__vm_splan *sp, int f64) {
+    const tc__vm_stmt *vs = sp->vs;
+    const tc__vm_ins *last = vs->ins + vs->n_ins - 1;
+    int k, at = vs->n_ins - 1, fabs_ = last->op == TC_OP_CALL && last->dt2 == TC_BUILTIN_FABS;
+    if (at < vs->n_pro || last->a != vs->value ||
+        (last->op != TC_OP_ADD && last->op != TC_OP_SUB && last->op != TC_OP_MUL && !fabs_) ||
+        last->dt != vs->vdt || (vs->vdt != TC_FLOAT32 && (!f64 || vs->vdt != TC_FLOAT64)))
+        return 0;
+    for (k = 0; vs->chain && k <= at; k++)
+        if (vs->chain[k] && k + vs->chain[k] > at) return 0; /* a chain's link: its pass makes it */
+    return 1;
+}
 /* A sum with its accumulator along an output loop (type A, tc__vm_block)
    whose value is its last instruction, one float32 or float64 + - or *
    that no fused chain takes, or fabs: the op and the sum's step run as one
    pass (tc__vm_exec_acc). A filter's X(i + k) * w(k), a norm's P(i,c) * P(i,c). */
 TC__PRIVATE void tc__vm_plan_acc_op(tc__vm_splan *sp) {
-    const tc__vm_stmt *vs = sp->vs;
-    const tc__vm_ins *last = vs->ins + vs->n_ins - 1;
-    int k, at = vs->n_ins - 1, fabs_ = last->op == TC_OP_CALL && last->dt2 == TC_BUILTIN_FABS;
-    sp->acc_op = 0;
-    if (sp->lane_red || sp->n_red == 0 || sp->st->reduce != TC_REDUCE_SUM || at < vs->n_pro ||
-        last->a != vs->value ||
-        (last->op != TC_OP_ADD && last->op != TC_OP_SUB && last->op != TC_OP_MUL && !fabs_) ||
-        last->dt != vs->vdt || (vs->vdt != TC_FLOAT32 && vs->vdt != TC_FLOAT64))
-        return;
-    for (k = 0; vs->chain && k <= at; k++)
-        if (vs->chain[k] && k + vs->chain[k] > at) return; /* a chain's link: its pass makes it */
-    sp->acc_op = 1;
+    sp->acc_op = !sp->lane_red && sp->n_red > 0 && sp->st->reduce == TC_REDUCE_SUM && tc__vm_last_op_fuses(sp, 1);
+}
+
+/* A float32 reduction along the lanes, on the bytecode (not the
+   element-wise kernels), of any operator, whose value is such an op
+   (fabs(X(i,j)), X(i,k) * X(i,k)): the op runs as the reduction's pass
+   (tc__k_lane_op, tc__k_rows_op) instead of a pass of its own. */
+TC__PRIVATE void tc__vm_plan_lane_op(tc__vm_splan *sp) {
+    tc_reduce r = sp->st->reduce;
+    sp->lane_op = sp->lane_red && !sp->ew &&
+                  (r == TC_REDUCE_SUM || r == TC_REDUCE_PROD || r == TC_REDUCE_MIN || r == TC_REDUCE_MAX) &&
+                  tc__vm_last_op_fuses(sp, 0);
 }
 
 /* A reduction along short rows (O(i,j) max=! X(i,j,k), k the lanes, fewer
@@ -13925,16 +14163,19 @@ TC__PRIVATE void tc__vm_plan_acc_op(tc__vm_splan *sp) {
    is the one reduction loop (sp->red, the others, is empty), and for the
    conditions of tc__vm_plan_fold otherwise (the rows free to run in any
    order, only affine reads). */
-TC__PRIVATE void tc__vm_plan_fold_red(tc__vm_splan *sp) {
+/* The rows' length where such rows fold, of at most `most` lanes; else 0. */
+TC__PRIVATE int64_t tc__vm_red_rows_fold(const tc__vm_splan *sp, int64_t most) {
     int row = tc__vm_row_loop(sp);
+    int64_t ext = sp->lane >= 0 ? tc__vm_extent(sp, sp->lane) : 0;
+    if (!sp->lane_red || sp->n_red != 0 || row < 0 || tc__vm_stmt_reads(sp->vs, sp->wt) ||
+        !tc__vm_only_affine(sp) || ext < 1 || ext > most || !tc__vm_reads_fold(sp, sp->lane, row, ext))
+        return 0;
+    return ext;
+}
+TC__PRIVATE void tc__vm_plan_fold_red(tc__vm_splan *sp) {
     int64_t ext;
-    if (!sp->lane_red || sp->n_red != 0 || row < 0 || sp->ew || sp->wred ||
-        sp->ct || sp->mk || sp->tile || sp->n_segs > 1 || tc__vm_stmt_reads(sp->vs, sp->wt) ||
-        !tc__vm_only_affine(sp))
-        return;
-    ext = tc__vm_extent(sp, sp->lane);
-    if (ext >= 1 && ext <= sp->blk / 2 && tc__vm_reads_fold(sp, sp->lane, row, ext))
-        tc__vm_fold_rows(sp, row, ext);
+    if (sp->ew || sp->wred || sp->ct || sp->mk || sp->tile || sp->n_segs > 1) return;
+    if ((ext = tc__vm_red_rows_fold(sp, sp->blk / 2)) != 0) tc__vm_fold_rows(sp, tc__vm_row_loop(sp), ext);
 }
 
 /* A reduction along the loops inside the block (type A) over rows of at
@@ -14010,7 +14251,8 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
        block of several of them at once; the element-wise kernels would
        take a call for each, which costs more than the fused pass saves
        until a row fills a good part of a block */
-    if (sp->lane < 0 || tc__vm_extent(sp, sp->lane) > TC_BLOCK / 4 || !tc__vm_fold_lanes(P, sp))
+    if (sp->lane < 0 || tc__vm_extent(sp, sp->lane) > TC_BLOCK / 4 ||
+        (!tc__vm_fold_lanes(P, sp) && !(sp->vs->vdt == TC_FLOAT32 && tc__vm_red_rows_fold(sp, TC_BLOCK / 4))))
         tc__vm_plan_ew(sp);
     tc__vm_plan_stream_chain(sp);
     tc__vm_plan_stream_div(sp);
@@ -14021,6 +14263,7 @@ TC__PRIVATE tc_status tc__vm_plan_stmt(tc_plan *P, int s, tc_error *err) {
     tc__vm_plan_fold(P, sp);
     tc__vm_plan_fold_red(sp);
     tc__vm_plan_acc_op(sp);
+    tc__vm_plan_lane_op(sp);
     tc__vm_plan_fold_steps(sp);
     return TC_OK;
 }
@@ -14979,6 +15222,13 @@ TC__PRIVATE int tc__vm_lane_blocks(tc__vm_run *R, int64_t start, int64_t n, void
     for (done = 0; done < n; done += TC_BLOCK) {
         int m = n - done < TC_BLOCK ? (int)(n - done) : TC_BLOCK;
         R->T->idx[sp->lane] = start + done;
+        if (sp->lane_op && !R->check) { /* TC_BLOCK lanes are whole sets of partials */
+            tc__vm_last_operands lo;
+            if (!tc__vm_exec_but_last(R, m, &lo)) return 0;
+            tc__k_lane_op(sp->st->reduce, lo.op, (float *)acc, (const float *)lo.a, (const float *)lo.b,
+                          (const float *)lo.s, lo.s_first, m);
+            continue;
+        }
         if (!tc__vm_exec(R, m)) return 0;
         if (!R->check)
             tc__k_reduce_lanes(sp->vs->vdt, sp->st->reduce, acc, R->T->rp[sp->vs->value], done, m);
@@ -14995,6 +15245,23 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
     tc__vm_identity(vs->vdt, sp->st->reduce, id);
     if (sp->red_empty) {
         if (sp->fused && !R->check) tc__vm_store(R, TC_REDUCE_ASSIGN, id, 1);
+        return 1;
+    }
+    if (vs->vdt == TC_FLOAT32 && sp->n_red == 0 && tc__vm_extent(sp, sp->lane) <= TC_BLOCK && !R->check) {
+        /* the row in one block: made, reduced and folded in one call */
+        int n = (int)tc__vm_extent(sp, sp->lane);
+        tc__vm_last_operands lo;
+        float h;
+        R->T->idx[sp->lane] = sp->lo[sp->lane];
+        if (sp->lane_op) {
+            if (!tc__vm_exec_but_last(R, n, &lo)) return 0;
+        } else {
+            if (!tc__vm_exec(R, n)) return 0;
+            lo.op = TC_OP_COUNT, lo.s_first = 0, lo.a = R->T->rp[vs->value], lo.b = lo.s = NULL;
+        }
+        tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, (const float *)lo.a,
+                      (const float *)lo.b, (const float *)lo.s, lo.s_first, n, 1, &h);
+        tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, &h, 1);
         return 1;
     }
     tc__k_fill(tc_dtype_size(vs->vdt), acc, id, tc__vm_lane_width(sp));
@@ -15150,45 +15417,51 @@ TC__PRIVATE int64_t tc__vm_fold_more(const tc__vm_splan *sp, const int64_t *idx,
 TC__PRIVATE int tc__vm_fold_red_rows(tc__vm_run *R, int64_t *it, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
+    const tc_plan *P = R->P;
     int64_t *idx = R->T->idx, more;
     int row = tc__vm_row_loop(sp), L = (int)tc__vm_extent(sp, sp->lane), w = tc__vm_lane_width(sp), r;
+    int out_rows = row < P->ir->tensors[sp->wt].rank; /* the rows' values one strided store */
+    tc_reduce mode = sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce;
     size_t vsz = tc_dtype_size(vs->vdt);
     void *acc = TC__VM_REG(R->T, vs->n_regs);
+    unsigned char *out = (unsigned char *)TC__VM_REG(R->T, vs->n_regs + 1), id[8];
     const unsigned char *v;
-    unsigned char id[8];
     more = tc__vm_fold_more(sp, idx, *it, last);
     idx[sp->lane] = sp->lo[sp->lane];
-    if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
-    v = (const unsigned char *)R->T->rp[vs->value];
     tc__vm_identity(vs->vdt, sp->st->reduce, id);
-    if (L < TC__VM_RED_LANES && row < R->P->ir->tensors[sp->wt].rank) { /* rows shorter than the
-            partials: every row's fold in one call, their values in one store */
-        unsigned char *rows_v = (unsigned char *)acc, *out = (unsigned char *)TC__VM_REG(R->T, vs->n_regs + 1);
-        const tc_plan *P = R->P;
-        memcpy(rows_v, v, (size_t)L * (size_t)(more + 1) * vsz); /* v may be the input itself */
-        tc__k_fold_rows(vs->vdt, sp->st->reduce, rows_v, id, L, (int)(more + 1), out);
-        tc__k_store(P->ir->tensors[sp->wt].dtype, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce,
-                    tc__vm_write_ptr(R), P->ts[sp->wt][row], out, (int)(more + 1));
-        idx[row] += more;
-        *it += more;
-        return 1;
-    }
-    for (r = 0; r <= more; r++, idx[row]++) {
-        const unsigned char *rv = v + (size_t)r * (size_t)L * vsz;
-        if (vs->vdt == TC_FLOAT32) { /* the same partials and fold, held in registers */
-            if (tc__k_chain_reduce_f32(TC__FXR_BARE, sp->st->reduce, (const float *)(const void *)id,
-                                       (float *)acc, (const float *)(const void *)rv, NULL, NULL, NULL,
-                                       L, 0)) {
-                tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, acc, 1);
-                continue;
-            }
+    if (vs->vdt == TC_FLOAT32) { /* every row's values made, reduced and folded in one call */
+        tc__vm_last_operands lo;
+        if (sp->lane_op) {
+            if (!tc__vm_exec_but_last(R, L * (int)(more + 1), &lo)) return 0;
         } else {
-            tc__k_fill(vsz, acc, id, w);
-            tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, rv, 0, L);
+            if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
+            lo.op = TC_OP_COUNT, lo.s_first = 0, lo.a = R->T->rp[vs->value], lo.b = lo.s = NULL;
         }
-        tc__vm_lane_store(R, acc);
+        tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, (const float *)lo.a,
+                      (const float *)lo.b, (const float *)lo.s, lo.s_first, L, (int)(more + 1),
+                      (float *)(void *)out);
+    } else {
+        if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
+        v = (const unsigned char *)R->T->rp[vs->value];
+        if (L < TC__VM_RED_LANES) { /* rows shorter than the partials: their folds in one call */
+            memcpy(acc, v, (size_t)L * (size_t)(more + 1) * vsz); /* v may be the input itself */
+            tc__k_fold_rows(vs->vdt, sp->st->reduce, acc, id, L, (int)(more + 1), out);
+        } else {
+            for (r = 0; r <= more; r++) {
+                tc__k_fill(vsz, acc, id, w);
+                tc__k_reduce_lanes(vs->vdt, sp->st->reduce, acc, v + (size_t)r * (size_t)L * vsz, 0, L);
+                tc__k_fold(vs->vdt, sp->st->reduce, acc, w, out + (size_t)r * vsz);
+            }
+        }
     }
-    idx[row]--;
+    if (out_rows) {
+        tc__k_store(P->ir->tensors[sp->wt].dtype, mode, tc__vm_write_ptr(R), P->ts[sp->wt][row], out,
+                    (int)(more + 1));
+        idx[row] += more;
+    } else {
+        for (r = 0; r <= more; r++, idx[row]++) tc__vm_store(R, mode, out + (size_t)r * vsz, 1);
+        idx[row]--;
+    }
     *it += more;
     return 1;
 }
@@ -17300,6 +17573,11 @@ TC__PRIVATE void tc__explain_not_ew(tc__buf *b, const tc_plan *P, const tc__vm_s
         tc__bprintf(b, "no loop to run lanes along");
         return;
     }
+    if (sp->fold && tc__vm_extent(sp, sp->lane) <= TC_BLOCK / 4) {
+        tc__bprintf(b, "its rows are short and fold several to a block (the element-wise kernels "
+                       "would take a call for each)");
+        return;
+    }
     if (!sp->direct && !red) {
         if (sp->n_red && !sp->lane_red) tc__explain_not_tile(b, P, sp);
         else if (sp->lane_red) tc__bprintf(b, "it reduces over loops outside the lanes");
@@ -17405,6 +17683,7 @@ TC__PRIVATE void tc__explain_mechanism(tc__buf *b, const tc_plan *P, const tc__v
     if (sp->fold_steps) tc__bprintf(b, ", %d reduction steps to a block", sp->fold_steps);
     if (sp->lane_red) tc__bprintf(b, ", partial sums across lanes");
     if (sp->acc_op) tc__bprintf(b, ", the value's last op summed in the same pass");
+    if (sp->lane_op) tc__bprintf(b, ", the value's last op reduced in the same pass");
     if (sp->n_segs > 1) tc__bprintf(b, ", %lld segments combined in a fixed order", (long long)sp->n_segs);
     tc__bprintf(b, "\n  why        not the element-wise kernels: ");
     tc__explain_not_ew(b, P, sp);

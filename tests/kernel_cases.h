@@ -971,6 +971,27 @@ static const kc_case kc_cases[] = {
      "    P(i,j) = I(i,j+1) - I(i+1,j) * 3\n"
      "    F(i,j) max=! X(i,j+k) * w(k)\n}\n",
      "H=300 W=41 K=5", "I=-99:99", KC_REDUCE, 0},
+    /* reductions along the lanes whose value is one op (fabs, a square, a
+       uniform or per-row operand, two streams), made and reduced in one
+       pass (sp->lane_op, tc__k_rows_op and tc__k_lane_op), every operator:
+       rows of 78 that fold, of 1300 (one row a block), of 3000 (more than a
+       block); a bare row max on the same path */
+    {"lane-op-rows",
+     "def lor(float(M,N,P) X, float(M,N,P) Y, float s, float(M) r) -> (A, B, C, D, E, F) {\n"
+     "    A(i,j) max=! fabs(X(i,j,k))\n"
+     "    B(i,j) +=! X(i,j,k) * X(i,j,k)\n"
+     "    C(j,i) min=! s - X(i,j,k)\n"
+     "    D(i,j) *=! Y(i,j,k) * r(i) + 1.0\n"
+     "    E(i,j) +=! X(i,j,k) * Y(i,j,k)\n"
+     "    F(i,j) max=! X(i,j,k)\n}\n",
+     "M=7 N=9 P=78", 0, KC_REDUCE, 0},
+    {"lane-op-rows-long",
+     "def lol(float(M,N) X, float(M,N) Y, float s, float(M,L) Z) -> (A, B, C, D) {\n"
+     "    A(i) max=! fabs(X(i,j))\n"
+     "    B(i) +=! X(i,j) * Y(i,j)\n"
+     "    C(i) min=! X(i,j) - s\n"
+     "    D(i) +=! fabs(Z(i,l))\n}\n",
+     "M=5 N=1300 L=3000", 0, KC_REDUCE, 0},
     /* reads under a ?: whose condition is the same on every lane (a row's
        guard, a per-row flag): no lane read at all, or a plain read (checked
        where range inference did not prove it: X(i-1,j) at row 0 is off) */
