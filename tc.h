@@ -11109,20 +11109,24 @@ TC__PRIVATE void tc__k_acc_op(tc_dtype t, int op, void *acc, const void *a, cons
    fabs(a[i]). Each value rounds as its own instruction would (no fma),
    then goes to partial i % TC__VM_RED_LANES as tc__k_reduce_lanes puts it:
    the bits of the instruction and the reduction run one after the other,
-   without the block of values between them. tc__k_lane_op: n lanes onto
-   acc's partials, the first lane partial 0's. tc__k_rows_op: `rows` rows
-   of n lanes one after the other (a and b alike), each from the identity
-   *id, folded in tc__k_fold's tree into out[k]: one call for a block of
-   folded rows, whatever their length. */
+   without the block of values between them. With acc: n lanes onto acc's
+   partials (rows 1), the first lane partial 0's. Without: `rows` rows of
+   n lanes one after the other (a and b alike), each from the identity
+   *id, folded in tc__k_fold's tree into out[k] (one call for a block of
+   folded rows, whatever their length). The op and the operator are
+   switched on per 64 lanes, not compiled into a loop each: one loop to
+   build, and a well-predicted branch beside the lanes' work. */
 #define TC__LO_RED_SUM(p, v) ((p) + (v))
 #define TC__LO_RED_PROD(p, v) ((p) * (v))
 #define TC__LO_RED_MIN(p, v) ((v) < (p) ? (v) : (p))
 #define TC__LO_RED_MAX(p, v) ((v) > (p) ? (v) : (p))
-#define TC__LO_VAL(x, y)                                                                     \
-    (op == TC_OP_ADD   ? (s_first ? (y) + (x) : (x) + (y))                                   \
-     : op == TC_OP_SUB ? (s_first ? (y) - (x) : (x) - (y))                                   \
-     : op == TC_OP_MUL ? (s_first ? (y) * (x) : (x) * (y))                                   \
-                       : (x))
+#define TC__LO_SWITCH(BODY)                                                                  \
+    switch (r) {                                                                             \
+    case TC_REDUCE_SUM: BODY(SUM); break;                                                    \
+    case TC_REDUCE_PROD: BODY(PROD); break;                                                  \
+    case TC_REDUCE_MIN: BODY(MIN); break;                                                    \
+    default: BODY(MAX); break;                                                               \
+    }
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
 #if defined(__AVX512F__)
 #define TC__LO_VRED_MIN(p, v) ((tc__f32x16)_mm512_min_ps((__m512)(v), (__m512)(p)))
@@ -11134,66 +11138,34 @@ TC__PRIVATE void tc__k_acc_op(tc_dtype t, int op, void *acc, const void *a, cons
 #endif
 #define TC__LO_VRED_SUM TC__LO_RED_SUM
 #define TC__LO_VRED_PROD TC__LO_RED_PROD
-/* the value of the 16 lanes x (and y) */
-#define TC__LO_VVAL(x, y)                                                                    \
-    (op == TC_OP_CALL ? (tc__f32x16)((tc__i32x16)(x) & 0x7fffffff) : TC__LO_VAL(x, y))
-/* partial vector P (r)= lanes [i + o, i + o + 16) of the values */
-#define TC__LO_STEP(RED, P, o)                                                               \
-    do {                                                                                     \
-        tc__f32x16 x_, y_ = sv;                                                              \
-        memcpy(&x_, a + i + (o), 64);                                                        \
-        if (b) memcpy(&y_, b + i + (o), 64);                                                 \
-        P = TC__LO_VRED_##RED(P, TC__LO_VVAL(x_, y_));                                       \
-    } while (0)
-/* the last c < 16 lanes at a + i + o (and b): partial vector P (r)= those
-   lanes' values, its other lanes kept (the values there made from zeros) */
-#if defined(__AVX512F__)
-#define TC__LO_PART(RED, P, o, c)                                                            \
-    do {                                                                                     \
-        __mmask16 k_ = (__mmask16)((1u << (c)) - 1u);                                        \
-        tc__f32x16 x_ = (tc__f32x16)_mm512_maskz_loadu_ps(k_, a + i + (o)), y_ = sv;         \
-        if (b) y_ = (tc__f32x16)_mm512_maskz_loadu_ps(k_, b + i + (o));                      \
-        P = (tc__f32x16)_mm512_mask_blend_ps(k_, (__m512)P,                                  \
-                                             (__m512)TC__LO_VRED_##RED(P, TC__LO_VVAL(x_, y_))); \
-    } while (0)
-#else
-#define TC__LO_PART(RED, P, o, c)                                                            \
-    do {                                                                                     \
-        float ta_[16] = {0}, tb_[16] = {0};                                                  \
-        tc__f32x16 x_, y_ = sv, v_;                                                          \
-        tc__i32x16 k_ = tc__lo_iota < (c);                                                   \
-        memcpy(ta_, a + i + (o), sizeof(float) * (size_t)(c));                               \
-        memcpy(&x_, ta_, 64);                                                                \
-        if (b) memcpy(tb_, b + i + (o), sizeof(float) * (size_t)(c)), memcpy(&y_, tb_, 64);  \
-        v_ = TC__LO_VRED_##RED(P, TC__LO_VVAL(x_, y_));                                      \
-        P = (tc__f32x16)(((tc__i32x16)v_ & k_) | ((tc__i32x16)P & ~k_));                     \
-    } while (0)
-#endif
-/* the last m < 64 lanes at a + i (and b + i) */
-#define TC__LO_TAIL(RED, m)                                                                  \
-    do {                                                                                     \
-        int m_ = (m);                                                                        \
-        if (m_ >= 16) TC__LO_STEP(RED, p0, 0);                                               \
-        else TC__LO_PART(RED, p0, 0, m_);                                                    \
-        if (m_ >= 32) TC__LO_STEP(RED, p1, 16);                                              \
-        else if (m_ > 16) TC__LO_PART(RED, p1, 16, m_ - 16);                                 \
-        if (m_ >= 48) TC__LO_STEP(RED, p2, 32);                                              \
-        else if (m_ > 32) TC__LO_PART(RED, p2, 32, m_ - 32);                                 \
-        if (m_ > 48) TC__LO_PART(RED, p3, 48, m_ - 48);                                      \
-    } while (0)
-/* partials p0..p3 (r)= the n lanes at a (and b) */
-#define TC__LO_ROW(RED)                                                                      \
-    do {                                                                                     \
-        for (i = 0; i + TC__VM_RED_LANES <= n; i += TC__VM_RED_LANES) {                      \
-            TC__LO_STEP(RED, p0, 0);                                                         \
-            TC__LO_STEP(RED, p1, 16);                                                        \
-            TC__LO_STEP(RED, p2, 32);                                                        \
-            TC__LO_STEP(RED, p3, 48);                                                        \
-        }                                                                                    \
-        if (i < n) TC__LO_TAIL(RED, n - i);                                                  \
-    } while (0)
-/* TC__VM_FOLD64 on p0..p3, into *o */
-#define TC__LO_FOLD(RED, o)                                                                  \
+/* X for each of the four vectors of 64 lanes: p0..p3 the partials, x0..x3
+   and y0..y3 the operands */
+#define TC__LO_4(X) X(0) X(1) X(2) X(3)
+/* x op= y, s_first: y op x */
+#define TC__LO_VOP1(j, OP) x##j = s_first ? (y##j OP x##j) : (x##j OP y##j);
+#define TC__LO_VADD(j) TC__LO_VOP1(j, +)
+#define TC__LO_VSUB(j) TC__LO_VOP1(j, -)
+#define TC__LO_VMUL(j) TC__LO_VOP1(j, *)
+#define TC__LO_VABS(j) x##j = (tc__f32x16)((tc__i32x16)x##j & 0x7fffffff);
+/* the partials (r)= x: every lane, or (TAIL) the lanes below m */
+#define TC__LO_VSTEP1(j, RED) p##j = TC__LO_VRED_##RED(p##j, x##j);
+#define TC__LO_VTAIL1(j, RED)                                                                \
+    {                                                                                        \
+        tc__i32x16 k_ = tc__lo_iota + j * 16 < m;                                            \
+        p##j = (tc__f32x16)(((tc__i32x16)TC__LO_VRED_##RED(p##j, x##j) & k_) | ((tc__i32x16)p##j & ~k_)); \
+    }
+#define TC__LO_VSTEP_SUM(j) TC__LO_VSTEP1(j, SUM)
+#define TC__LO_VSTEP_PROD(j) TC__LO_VSTEP1(j, PROD)
+#define TC__LO_VSTEP_MIN(j) TC__LO_VSTEP1(j, MIN)
+#define TC__LO_VSTEP_MAX(j) TC__LO_VSTEP1(j, MAX)
+#define TC__LO_VTAIL_SUM(j) TC__LO_VTAIL1(j, SUM)
+#define TC__LO_VTAIL_PROD(j) TC__LO_VTAIL1(j, PROD)
+#define TC__LO_VTAIL_MIN(j) TC__LO_VTAIL1(j, MIN)
+#define TC__LO_VTAIL_MAX(j) TC__LO_VTAIL1(j, MAX)
+#define TC__LO_VSTEP(RED) TC__LO_4(TC__LO_VSTEP_##RED)
+#define TC__LO_VTAIL(RED) TC__LO_4(TC__LO_VTAIL_##RED)
+/* TC__VM_FOLD64 on the partials, into out[k] */
+#define TC__LO_VFOLD(RED)                                                                    \
     do {                                                                                     \
         float q_[16];                                                                        \
         int l_;                                                                              \
@@ -11203,93 +11175,127 @@ TC__PRIVATE void tc__k_acc_op(tc_dtype t, int op, void *acc, const void *a, cons
         for (l_ = 0; l_ < 8; l_++) q_[l_] = TC__LO_RED_##RED(q_[l_], q_[l_ + 8]);            \
         for (l_ = 0; l_ < 4; l_++) q_[l_] = TC__LO_RED_##RED(q_[l_], q_[l_ + 4]);            \
         q_[0] = TC__LO_RED_##RED(q_[0], q_[2]), q_[1] = TC__LO_RED_##RED(q_[1], q_[3]);      \
-        *(o) = TC__LO_RED_##RED(q_[0], q_[1]);                                               \
+        out[k] = TC__LO_RED_##RED(q_[0], q_[1]);                                             \
     } while (0)
 static const tc__i32x16 tc__lo_iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-#define TC__LO_ONE(RED)                                                                      \
+/* vector j of the 64 lanes at a, or of the m < 64 left, the rest zeros */
+#if defined(__AVX512F__)
+#define TC__LO_LOAD1(j, X, a)                                                                \
+    {                                                                                        \
+        int c_ = m - j * 16 < 0 ? 0 : m - j * 16 > 16 ? 16 : m - j * 16;                     \
+        X##j = (tc__f32x16)_mm512_maskz_loadu_ps((__mmask16)((1u << c_) - 1u), (a) + j * 16); \
+    }
+#define TC__LO_TAIL_LOAD(X, a)                                                               \
     do {                                                                                     \
-        memcpy(&p0, acc, 64), memcpy(&p1, acc + 16, 64), memcpy(&p2, acc + 32, 64);          \
-        memcpy(&p3, acc + 48, 64);                                                           \
-        TC__LO_ROW(RED);                                                                     \
-        memcpy(acc, &p0, 64), memcpy(acc + 16, &p1, 64), memcpy(acc + 32, &p2, 64);          \
-        memcpy(acc + 48, &p3, 64);                                                           \
+        TC__LO_LOAD1(0, X, a) TC__LO_LOAD1(1, X, a) TC__LO_LOAD1(2, X, a) TC__LO_LOAD1(3, X, a) \
     } while (0)
-#define TC__LO_ROWS(RED)                                                                     \
-    do {                                                                                     \
-        for (k = 0; k < rows; k++, a += n, b = b ? b + n : b) {                              \
-            p0 = p1 = p2 = p3 = z;                                                           \
-            TC__LO_ROW(RED);                                                                 \
-            TC__LO_FOLD(RED, out + k);                                                       \
-        }                                                                                    \
-    } while (0)
-#define TC__LO_DECL                                                                          \
-    tc__f32x16 p0, p1, p2, p3, sv, z;                                                        \
-    int i, k;                                                                                \
-    memset(&sv, 0, sizeof sv), memset(&z, 0, sizeof z), sv += s ? *s : 0.0f, z += id ? *id : 0.0f
 #else
-#define TC__LO_ONE(RED)                                                                      \
-    for (i = 0; i < n; i++) {                                                                \
-        float x_ = a[i], y_ = b ? b[i] : sv;                                                 \
-        acc[i % TC__VM_RED_LANES] = TC__LO_RED_##RED(acc[i % TC__VM_RED_LANES],              \
-                                                     op == TC_OP_CALL ? fabsf(x_) : TC__LO_VAL(x_, y_)); \
-    }
-#define TC__LO_ROWS(RED)                                                                     \
-    for (k = 0; k < rows; k++, a += n, b = b ? b + n : b) {                                  \
-        float q[TC__VM_RED_LANES], *a_ = q;                                                  \
-        int l;                                                                               \
-        for (l = 0; l < TC__VM_RED_LANES; l++) q[l] = *id;                                   \
-        for (i = 0; i < n; i++) {                                                            \
-            float x_ = a[i], y_ = b ? b[i] : sv;                                             \
-            q[i % TC__VM_RED_LANES] = TC__LO_RED_##RED(q[i % TC__VM_RED_LANES],              \
-                                                       op == TC_OP_CALL ? fabsf(x_) : TC__LO_VAL(x_, y_)); \
-        }                                                                                    \
-        { float *a = a_; TC__VM_FOLD64(TC__LO_RED_##RED); }                                  \
-        out[k] = q[0];                                                                       \
-    }
-#define TC__LO_DECL                                                                          \
-    float sv = s ? *s : 0.0f;                                                                \
-    int i, k
+#define TC__LO_TAIL_LOAD(X, a)                                                               \
+    do {                                                                                     \
+        float t_[TC__VM_RED_LANES] = {0};                                                    \
+        memcpy(t_, a, sizeof(float) * (size_t)m);                                            \
+        memcpy(&X##0, t_, 64), memcpy(&X##1, t_ + 16, 64), memcpy(&X##2, t_ + 32, 64);       \
+        memcpy(&X##3, t_ + 48, 64);                                                          \
+    } while (0)
 #endif
-#define TC__LO_SWITCH(BODY)                                                                  \
-    switch (r) {                                                                             \
-    case TC_REDUCE_SUM: BODY(SUM); break;                                                    \
-    case TC_REDUCE_PROD: BODY(PROD); break;                                                  \
-    case TC_REDUCE_MIN: BODY(MIN); break;                                                    \
-    case TC_REDUCE_MAX: BODY(MAX); break;                                                    \
+#define TC__LO_LOAD(X, a)                                                                    \
+    memcpy(&X##0, a, 64), memcpy(&X##1, (a) + 16, 64), memcpy(&X##2, (a) + 32, 64),          \
+        memcpy(&X##3, (a) + 48, 64)
+/* the values of the operands loaded in x (and y) */
+#define TC__LO_VALUES                                                                        \
+    switch (op) {                                                                            \
+    case TC_OP_ADD: TC__LO_4(TC__LO_VADD) break;                                             \
+    case TC_OP_SUB: TC__LO_4(TC__LO_VSUB) break;                                             \
+    case TC_OP_MUL: TC__LO_4(TC__LO_VMUL) break;                                             \
+    case TC_OP_CALL: TC__LO_4(TC__LO_VABS) break; /* fabs */                                 \
     default: break;                                                                          \
     }
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
-TC__KERNEL void tc__k_lane_op(tc_reduce r, int op, float *TC__RESTRICT acc, const float *a, const float *b,
-                              const float *s, int s_first, int n) {
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#endif
-    const float *id = NULL;
-    TC__LO_DECL;
-    (void)id, (void)k;
-    TC__LO_SWITCH(TC__LO_ONE)
-}
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("fp-contract=off")))
-#endif
-TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, const float *a, const float *b,
+TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, float *acc, const float *a, const float *b,
                               const float *s, int s_first, int n, int rows, float *TC__RESTRICT out) {
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
-    TC__LO_DECL;
-    TC__LO_SWITCH(TC__LO_ROWS)
+    tc__f32x16 p0, p1, p2, p3, x0, x1, x2, x3, y0, y1, y2, y3, sv, z;
+    float b_[2][16]; /* the scalars in every lane (0 + s would lose a -0) */
+    int i, k, m;
+    for (i = 0; i < 16; i++) b_[0][i] = s ? *s : 0.0f, b_[1][i] = id ? *id : 0.0f;
+    memcpy(&sv, b_[0], 64), memcpy(&z, b_[1], 64);
+    y0 = y1 = y2 = y3 = sv;
+    for (k = 0; k < rows; k++, a += n, b = b ? b + n : b) {
+        if (acc)
+            memcpy(&p0, acc, 64), memcpy(&p1, acc + 16, 64), memcpy(&p2, acc + 32, 64),
+                memcpy(&p3, acc + 48, 64);
+        else
+            p0 = p1 = p2 = p3 = z;
+        for (i = 0; i + TC__VM_RED_LANES <= n; i += TC__VM_RED_LANES) {
+            TC__LO_LOAD(x, a + i);
+            if (b) TC__LO_LOAD(y, b + i);
+            TC__LO_VALUES
+            TC__LO_SWITCH(TC__LO_VSTEP)
+        }
+        if ((m = n - i) > 0) {
+            TC__LO_TAIL_LOAD(x, a + i);
+            if (b) TC__LO_TAIL_LOAD(y, b + i);
+            TC__LO_VALUES
+            TC__LO_SWITCH(TC__LO_VTAIL)
+        }
+        if (acc)
+            memcpy(acc, &p0, 64), memcpy(acc + 16, &p1, 64), memcpy(acc + 32, &p2, 64),
+                memcpy(acc + 48, &p3, 64);
+        else
+            TC__LO_SWITCH(TC__LO_VFOLD)
+    }
 }
+#else
+/* the same values and order, lane by lane */
+#define TC__LO_LANE(RED) q[i % TC__VM_RED_LANES] = TC__LO_RED_##RED(q[i % TC__VM_RED_LANES], v)
+#define TC__LO_FOLD(RED)                                                                     \
+    do {                                                                                     \
+        float *a = q; /* TC__VM_FOLD64's array */                                            \
+        TC__VM_FOLD64(TC__LO_RED_##RED);                                                     \
+    } while (0)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, float *acc, const float *a, const float *b,
+                              const float *s, int s_first, int n, int rows, float *TC__RESTRICT out) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+    float q[TC__VM_RED_LANES], sv = s ? *s : 0.0f;
+    int i, k;
+    for (k = 0; k < rows; k++, a += n, b = b ? b + n : b) {
+        if (acc) memcpy(q, acc, sizeof q);
+        else for (i = 0; i < TC__VM_RED_LANES; i++) q[i] = *id;
+        for (i = 0; i < n; i++) {
+            float x = a[i], y = b ? b[i] : sv, v = x;
+            switch (op) {
+            case TC_OP_ADD: v = s_first ? y + x : x + y; break;
+            case TC_OP_SUB: v = s_first ? y - x : x - y; break;
+            case TC_OP_MUL: v = s_first ? y * x : x * y; break;
+            case TC_OP_CALL: v = fabsf(x); break;
+            default: break;
+            }
+            TC__LO_SWITCH(TC__LO_LANE)
+        }
+        if (acc) {
+            memcpy(acc, q, sizeof q);
+        } else {
+            TC__LO_SWITCH(TC__LO_FOLD)
+            out[k] = q[0];
+        }
+    }
+}
+#undef TC__LO_LANE
+#undef TC__LO_FOLD
+#endif
 #undef TC__LO_RED_SUM
 #undef TC__LO_RED_PROD
 #undef TC__LO_RED_MIN
 #undef TC__LO_RED_MAX
-#undef TC__LO_VAL
-#undef TC__LO_ONE
-#undef TC__LO_ROWS
-#undef TC__LO_DECL
 #undef TC__LO_SWITCH
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
 #ifndef __AVX512F__
@@ -11299,12 +11305,31 @@ TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, const float 
 #undef TC__LO_VRED_MAX
 #undef TC__LO_VRED_SUM
 #undef TC__LO_VRED_PROD
-#undef TC__LO_VVAL
-#undef TC__LO_STEP
-#undef TC__LO_TAIL
-#undef TC__LO_PART
-#undef TC__LO_ROW
-#undef TC__LO_FOLD
+#undef TC__LO_4
+#undef TC__LO_VOP1
+#undef TC__LO_VADD
+#undef TC__LO_VSUB
+#undef TC__LO_VMUL
+#undef TC__LO_VABS
+#undef TC__LO_VSTEP1
+#undef TC__LO_VSTEP_SUM
+#undef TC__LO_VSTEP_PROD
+#undef TC__LO_VSTEP_MIN
+#undef TC__LO_VSTEP_MAX
+#undef TC__LO_VSTEP
+#undef TC__LO_VTAIL1
+#undef TC__LO_VTAIL_SUM
+#undef TC__LO_VTAIL_PROD
+#undef TC__LO_VTAIL_MIN
+#undef TC__LO_VTAIL_MAX
+#undef TC__LO_VTAIL
+#undef TC__LO_VALUES
+#undef TC__LO_VFOLD
+#if defined(__AVX512F__)
+#undef TC__LO_LOAD1
+#endif
+#undef TC__LO_TAIL_LOAD
+#undef TC__LO_LOAD
 #endif
 
 TC__KERNEL void tc__k_reduce(tc_dtype t, tc_reduce r, void *acc, const void *v, int n) {
@@ -14146,7 +14171,7 @@ TC__PRIVATE void tc__vm_plan_acc_op(tc__vm_splan *sp) {
 /* A float32 reduction along the lanes, on the bytecode (not the
    element-wise kernels), of any operator, whose value is such an op
    (fabs(X(i,j)), X(i,k) * X(i,k)): the op runs as the reduction's pass
-   (tc__k_lane_op, tc__k_rows_op) instead of a pass of its own. */
+   (tc__k_rows_op) instead of a pass of its own. */
 TC__PRIVATE void tc__vm_plan_lane_op(tc__vm_splan *sp) {
     tc_reduce r = sp->st->reduce;
     sp->lane_op = sp->lane_red && !sp->ew &&
@@ -15225,8 +15250,8 @@ TC__PRIVATE int tc__vm_lane_blocks(tc__vm_run *R, int64_t start, int64_t n, void
         if (sp->lane_op && !R->check) { /* TC_BLOCK lanes are whole sets of partials */
             tc__vm_last_operands lo;
             if (!tc__vm_exec_but_last(R, m, &lo)) return 0;
-            tc__k_lane_op(sp->st->reduce, lo.op, (float *)acc, (const float *)lo.a, (const float *)lo.b,
-                          (const float *)lo.s, lo.s_first, m);
+            tc__k_rows_op(sp->st->reduce, lo.op, NULL, (float *)acc, (const float *)lo.a, (const float *)lo.b,
+                          (const float *)lo.s, lo.s_first, m, 1, NULL);
             continue;
         }
         if (!tc__vm_exec(R, m)) return 0;
@@ -15259,7 +15284,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
             if (!tc__vm_exec(R, n)) return 0;
             lo.op = TC_OP_COUNT, lo.s_first = 0, lo.a = R->T->rp[vs->value], lo.b = lo.s = NULL;
         }
-        tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, (const float *)lo.a,
+        tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, NULL, (const float *)lo.a,
                       (const float *)lo.b, (const float *)lo.s, lo.s_first, n, 1, &h);
         tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, &h, 1);
         return 1;
@@ -15437,7 +15462,7 @@ TC__PRIVATE int tc__vm_fold_red_rows(tc__vm_run *R, int64_t *it, int64_t last) {
             if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
             lo.op = TC_OP_COUNT, lo.s_first = 0, lo.a = R->T->rp[vs->value], lo.b = lo.s = NULL;
         }
-        tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, (const float *)lo.a,
+        tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, NULL, (const float *)lo.a,
                       (const float *)lo.b, (const float *)lo.s, lo.s_first, L, (int)(more + 1),
                       (float *)(void *)out);
     } else {

@@ -913,6 +913,59 @@ static void test_reference_self(void) {
     CHECK(ref_wrap(TC_INT8, 200) == (uint64_t)-56 && ref_wrap(TC_UINT8, 300) == 44);
 }
 
+/* ---- a lane reduction's one op with a -0 scalar, bitwise ----
+   O(i) min=! X(i,k) + s and max=! with s = -0: X + -0 is X, so a row of
+   1s, 2s and -0s has the minimum -0 (never +0: no +0 is in the row), a row
+   of -1s, -2s and -0s the maximum -0; rows of 96 (folded several to a
+   block, the op made as the rows are reduced: sp->lane_op), and for the
+   other paths rows of 5 (lanes along the rows' loop) and 1300 (the
+   element-wise kernels). A scalar spread as 0 + s would give +0. */
+static void test_lane_op_zeros(void) {
+    static const int64_t lens[3] = {5, 96, 1300};
+    int li, mx;
+    for (li = 0; li < 3; li++)
+        for (mx = 0; mx < 2; mx++) {
+            const int64_t M = 40, K = lens[li];
+            char src[160];
+            tc_program *p;
+            tc_tensor in[2], out[1];
+            tc_error err;
+            float s = -0.0f, *X = (float *)malloc(sizeof(float) * (size_t)(M * K)), *O;
+            int64_t i, bad = -1;
+            kc_rng rng = {(uint64_t)(li * 2 + mx + 1)};
+            snprintf(src, sizeof src, "def f(float(M,K) X, float s) -> (O) {\n    O(i) %s X(i,k) + s\n}\n",
+                     mx ? "max=!" : "min=!");
+            p = kc_compile(src, "lane-op-zeros");
+            if (!p || !X) {
+                free(X);
+                tc_program_free(p);
+                return;
+            }
+            for (i = 0; i < M * K; i++) {
+                unsigned r = (unsigned)(kc_next(&rng) % 4);
+                X[i] = r == 0 ? -0.0f : (float)(mx ? -(int)r : (int)r);
+            }
+            for (i = 0; i < M; i++) X[i * K + (i % K)] = -0.0f; /* every row has one */
+            memset(in, 0, sizeof in);
+            memset(out, 0, sizeof out);
+            in[0].dtype = in[1].dtype = out[0].dtype = TC_FLOAT32;
+            in[0].rank = 2, in[0].shape[0] = M, in[0].shape[1] = K, in[0].data = X;
+            in[1].rank = 0, in[1].data = &s;
+            out[0].rank = 1, out[0].shape[0] = M;
+            out[0].data = O = (float *)malloc(sizeof(float) * (size_t)M);
+            CHECKF(O && kc_vm(p, in, 2, out, 1, NULL, &err) == TC_OK, "%s: %s", src, err.msg);
+            for (i = 0; O && i < M && bad < 0; i++) {
+                float want = -0.0f;
+                if (memcmp(&O[i], &want, sizeof want) != 0) bad = i;
+            }
+            CHECKF(bad < 0, "%s, rows of %lld: row %lld is %g, not -0", src, (long long)K, (long long)bad,
+                   bad >= 0 ? (double)O[bad] : 0.0);
+            free(X);
+            free(O);
+            tc_program_free(p);
+        }
+}
+
 int main(void) {
     tc_error err;
     RUN(test_reference_self);
@@ -923,6 +976,7 @@ int main(void) {
     RUN(test_strided_input);
     RUN(test_pool_special);
     RUN(test_row_order);
+    RUN(test_lane_op_zeros);
     RUN(test_run_errors);
     tc_pool_free(g_pool2);
     tc_pool_free(g_pool3);
