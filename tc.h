@@ -12248,7 +12248,7 @@ typedef struct tc__vm_regfile {
 } tc__vm_regfile;
 
 typedef struct tc__vm_thread {
-    unsigned char *regs; /* (n_regs + 2) registers of TC_BLOCK * 8 bytes */
+    unsigned char *regs; /* (n_regs + 2) registers, TC__VM_REG_BYTES apart */
     unsigned char *pack; /* packed Y columns of the contraction microkernel */
     int64_t ct_kept;     /* the engine's group whose panels are in pack (with shared panels:
                             the stage whose offsets are), in this job, or -1 */
@@ -12264,7 +12264,7 @@ typedef struct tc__vm_thread {
     const unsigned char **rowp; /* per instruction, a load of the element-wise path: its
                                    row's first element */
     struct tc__vm_regfile *own; /* a row group run row by row: per statement, its own */
-    unsigned char *pbuf; /* per periodic read slot (tc__vm_rplan.pslot), TC_BLOCK * 8 bytes: */
+    unsigned char *pbuf; /* per periodic read slot (tc__vm_rplan.pslot), TC__VM_REG_BYTES: */
     int64_t *pkey;       /* ... the element offset its TC_BLOCK lanes were filled from, or
                             INT64_MIN: none yet in this job */
     tc_error err;
@@ -12326,7 +12326,13 @@ typedef struct tc__vm_run {
     unsigned char *w_row; /* ... where the last one's first element was written */
 } tc__vm_run;
 
-#define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * (TC_BLOCK * 8)))
+/* Registers (and periodic read buffers) TC_BLOCK * 8 bytes and 5 cache
+   lines apart: at a whole multiple of 4 KB, lane i of every register
+   would share its address's low 12 bits, which x86 cores compare first
+   between a load and the stores before it, so that an instruction's loads
+   would wait on its own stores as if they overlapped (4K aliasing). */
+#define TC__VM_REG_BYTES ((size_t)TC_BLOCK * 8 + 5 * 64)
+#define TC__VM_REG(T, r) ((void *)((T)->regs + (size_t)(r) * TC__VM_REG_BYTES))
 #define TC__VM_UNI 0x80 /* T->uni: the register is lane-uniform (tc__vm_one_lane) */
 #define TC__VM_ROW 0x40 /* ... holds one value per row of a folded block (tc__vm_row_op) */
 #define TC__VM_ESZ 0x3f /* ... the element size, while only lane 0 (or a lane a row) is written */
@@ -12472,7 +12478,7 @@ TC__PRIVATE int tc__vm_load_periodic(tc__vm_run *R, const tc__vm_ins *in, void *
     if (masked) return tc__vm_load_periodic_masked(R, in, d, n, off, ls, rs, p, esz);
     if (rp->pslot >= 0 && d != R->T->direct) { /* the same lanes every block: filled once a job */
         tc__vm_thread *T = R->T;
-        unsigned char *buf = T->pbuf + (size_t)rp->pslot * (TC_BLOCK * 8);
+        unsigned char *buf = T->pbuf + (size_t)rp->pslot * TC__VM_REG_BYTES;
         T->rp[in->a] = buf;
         if (T->pkey[rp->pslot] == off) return 1;
         d = buf;
@@ -16528,7 +16534,7 @@ TC__PRIVATE tc_status tc__vm_plan_own_regs(tc_plan *P, tc__vm_thread *T) {
         for (t = g; t < P->group_end[g] && P->group_rows[g]; t++) {
             tc__vm_regfile *f = &T->own[t];
             size_t n = (size_t)P->stmts[t].vs->n_regs + 2; /* its own, the partials, a scratch block */
-            f->regs = tc__plan_alloc_lines(P, n * TC_BLOCK * 8);
+            f->regs = tc__plan_alloc_lines(P, n * TC__VM_REG_BYTES);
             f->rp = (void **)tc__plan_alloc(P, n, sizeof(void *));
             f->uni = (unsigned char *)tc__plan_alloc(P, n, 1);
             f->row0 = (const unsigned char **)tc__plan_alloc(P, (size_t)P->stmts[t].n_rsteps + 1, sizeof(void *));
@@ -16567,7 +16573,7 @@ TC__PRIVATE void tc__vm_plan_pslots(tc_plan *P) {
 }
 
 TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
-    size_t regsz = ((size_t)P->vm->max_regs + 2) * TC_BLOCK * 8;
+    size_t regsz = ((size_t)P->vm->max_regs + 2) * TC__VM_REG_BYTES;
     int i, max_ins = 0;
     for (i = 0; i < P->vm->n_stmts; i++)
         if (P->vm->stmts[i].n_ins > max_ins) max_ins = P->vm->stmts[i].n_ins;
@@ -16593,7 +16599,7 @@ TC__PRIVATE tc_status tc__vm_plan_threads(tc_plan *P, int n) {
         P->threads[i].rowp = (const unsigned char **)tc__plan_alloc(P, (size_t)max_ins + 1, sizeof(void *));
         P->threads[i].uni = (unsigned char *)tc__plan_alloc(P, (size_t)P->vm->max_regs + 2, 1);
         P->threads[i].regs = tc__plan_alloc_lines(P, regsz);
-        P->threads[i].pbuf = tc__plan_alloc_lines(P, (size_t)P->n_pslots * (TC_BLOCK * 8));
+        P->threads[i].pbuf = tc__plan_alloc_lines(P, (size_t)P->n_pslots * TC__VM_REG_BYTES);
         P->threads[i].pkey = (int64_t *)tc__plan_alloc(P, (size_t)P->n_pslots + 1, sizeof(int64_t));
         if (!P->threads[i].regs || !P->threads[i].pbuf || !P->threads[i].pkey || !P->threads[i].idx ||
             !P->threads[i].pack || !P->threads[i].rp ||
