@@ -14094,8 +14094,8 @@ TC__PRIVATE int tc__vm_read_masked(const tc__vm_stmt *vs, int k) {
 /* A read that steps along the lanes by one element but from row to row by
    anything but a whole row (X(i+1, j) where the rows are W and the written
    ones W-1): its rows are copied one by one into the block (rp->gap),
-   rows of TC__VM_TILE_ROW_MIN lanes at most (as for the tile: shorter rows
-   cost more in dispatch than a copy of them; longer ones are read in
+   rows shorter than twice TC__VM_TILE_ROW_MIN lanes (shorter rows cost
+   more in dispatch a row than a copy of them; longer ones are read in
    place, which measured faster from 256 lanes). Not under a mask, whose
    lanes a row-by-row copy would not check; and
    rows of the output only where no reduction loop runs inside the block,
@@ -14103,7 +14103,7 @@ TC__PRIVATE int tc__vm_read_masked(const tc__vm_stmt *vs, int k) {
    tc__vm_plan_fold_steps). */
 TC__PRIVATE int tc__vm_read_gaps(const tc__vm_splan *sp, int k, int lane, int row, int64_t ext) {
     const int64_t *ls = sp->reads[k].lstride;
-    return ls[lane] == 1 && ls[row] != ext && ls[row] != 0 && ext <= TC__VM_TILE_ROW_MIN &&
+    return ls[lane] == 1 && ls[row] != ext && ls[row] != 0 && ext < 2 * TC__VM_TILE_ROW_MIN &&
            !tc__vm_read_masked(sp->vs, k) && (sp->n_red == 0 || sp->st->loops[row].reduction);
 }
 TC__PRIVATE int tc__vm_reads_fold(const tc__vm_splan *sp, int lane, int row, int64_t ext) {

@@ -992,6 +992,12 @@ static const kc_case kc_cases[] = {
      "    C(i) min=! X(i,j) - s\n"
      "    D(i) +=! fabs(Z(i,l))\n}\n",
      "M=5 N=1300 L=3000", 0, KC_REDUCE, 0},
+    /* ... rows of 199 written, 200 read: still copied row by row (rows
+       shorter than 256 lanes) */
+    {"fold-gaps-long",
+     "def fgl(float(H,W) X) -> (O) {\n"
+     "    O(i,j) = (X(i,j) + X(i,j+1) + X(i+1,j) + X(i+1,j+1)) * 3.0\n}\n",
+     "H=40 W=200", 0, KC_REDUCE, 0},
     /* reads under a ?: whose condition is the same on every lane (a row's
        guard, a per-row flag): no lane read at all, or a plain read (checked
        where range inference did not prove it: X(i-1,j) at row 0 is off) */
