@@ -12716,6 +12716,25 @@ TC__PRIVATE int tc__vm_uniform_arith(const tc__vm_thread *T, const tc__vm_ins *i
                                T->rp[ub ? in->b : in->c], ub, n);
 }
 
+/* A float binary op with one operand a value a row (TC__VM_ROW, `rows`
+   rows of T->row_ext lanes) and the other a stream: each row's lanes with
+   its value as the scalar operand (the uniform kernels, the same values),
+   rather than every row's lanes filled with its value first (a depthwise
+   filter's weight per reduction step). 0: not taken (nothing written). */
+TC__PRIVATE int tc__vm_row_arith(const tc__vm_thread *T, const tc__vm_ins *in, void *d, int rows) {
+    int rb = (T->uni[in->b] & TC__VM_ROW) != 0, rc = (T->uni[in->c] & TC__VM_ROW) != 0, r;
+    unsigned row = rb ? in->b : in->c, lane = rb ? in->c : in->b;
+    size_t esz = tc_dtype_size((tc_dtype)in->dt), ext = (size_t)T->row_ext;
+    const unsigned char *v = (const unsigned char *)T->rp[row], *a = (const unsigned char *)T->rp[lane];
+    if (rb == rc || !rows || !ext || (T->uni[lane] & (TC__VM_UNI | TC__VM_ROW)) || d == T->rp[row] ||
+        !tc__k_arith_uniform_ok(in->op, (tc_dtype)in->dt))
+        return 0; /* (a row's values under d would be overwritten before they are read) */
+    for (r = 0; r < rows; r++)
+        tc__k_arith_uniform(in->op, (tc_dtype)in->dt, (unsigned char *)d + (size_t)r * ext * esz,
+                            a + (size_t)r * ext * esz, v + (size_t)r * esz, rb, (int)ext);
+    return 1;
+}
+
 /* A fused chain of len links from `in` (the compiler's tc__vm_chains):
    one pass of tc__k_chain_f32. A lane-uniform last operand is passed as a
    scalar; other uniform operands are spread first; a uniform power-of-two
@@ -12799,7 +12818,8 @@ TC__PRIVATE int tc__vm_exec_range(tc__vm_run *R, const tc__vm_ins *in, const tc_
             T->uni[in->a] = flag;
             nl = rows;
             by_row = 1;
-        } else if (in->op >= TC_OP_ADD && in->op <= TC_OP_MAX && tc__vm_uniform_arith(T, in, d, n)) {
+        } else if (in->op >= TC_OP_ADD && in->op <= TC_OP_MAX &&
+                   (tc__vm_uniform_arith(T, in, d, n) || tc__vm_row_arith(T, in, d, rows))) {
             T->uni[in->a] = 0;
             rp[in->a] = d;
             continue;
