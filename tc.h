@@ -11591,17 +11591,27 @@ TC__KERNEL void tc__k_reduce_mem_scaled(tc_dtype t, int op, void *accv, const vo
 #pragma STDC FP_CONTRACT OFF
 #endif
     int i;
+    /* the strides of pooling windows (1, 2) as constants: they vectorize */
+#define TC__VM_RMS_LOOP(OP, S) for (i = 0; i < n; i++) d[i] = d[i] + p[i * (S)] OP q
+#define TC__VM_RMS(OP)                                                                       \
+    do {                                                                                     \
+        if (s == 1) TC__VM_RMS_LOOP(OP, 1);                                                  \
+        else if (s == 2) TC__VM_RMS_LOOP(OP, 2);                                             \
+        else TC__VM_RMS_LOOP(OP, s);                                                         \
+    } while (0)
     if (t == TC_FLOAT64) {
         double *TC__RESTRICT d = (double *)accv, q = *(const double *)k;
         const double *TC__RESTRICT p = (const double *)pv;
-        if (op == TC_OP_MUL) for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] * q;
-        else for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
+        if (op == TC_OP_MUL) TC__VM_RMS(*);
+        else TC__VM_RMS(/);
     } else {
         float *TC__RESTRICT d = (float *)accv, q = *(const float *)k;
         const float *TC__RESTRICT p = (const float *)pv;
-        if (op == TC_OP_MUL) for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] * q;
-        else for (i = 0; i < n; i++) d[i] = d[i] + p[i * s] / q;
+        if (op == TC_OP_MUL) TC__VM_RMS(*);
+        else TC__VM_RMS(/);
     }
+#undef TC__VM_RMS
+#undef TC__VM_RMS_LOOP
 }
 
 TC__KERNEL void tc__k_reduce_mem(tc_dtype t, tc_reduce r, void *acc, const void *p, int64_t s,
