@@ -15473,8 +15473,9 @@ TC__PRIVATE int64_t tc__vm_fold_more(const tc__vm_splan *sp, const int64_t *idx,
 
 /* Rows [idx[row], + more] of a reduction along short rows
    (tc__vm_plan_fold_red) as one run of lanes, then each row's lanes
-   reduced and stored; *it advances past the rows done, idx[row] is left
-   at the last one. */
+   reduced (float32: every row in one tc__k_rows_op call, the value's last
+   op made there with sp->lane_op) and the rows' values stored; *it
+   advances past the rows done, idx[row] is left at the last one. */
 TC__PRIVATE int tc__vm_fold_red_rows(tc__vm_run *R, int64_t *it, int64_t last) {
     const tc__vm_splan *sp = R->sp;
     const tc__vm_stmt *vs = sp->vs;
