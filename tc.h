@@ -11210,6 +11210,14 @@ static const tc__i32x16 tc__lo_iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
     case TC_OP_CALL: TC__LO_4(TC__LO_VABS) break; /* fabs */                                 \
     default: break;                                                                          \
     }
+#else /* the plain C loop's (below) */
+#define TC__LO_LANE(RED) q[i % TC__VM_RED_LANES] = TC__LO_RED_##RED(q[i % TC__VM_RED_LANES], v)
+#define TC__LO_FOLD(RED)                                                                     \
+    do {                                                                                     \
+        float *a = q; /* TC__VM_FOLD64's array */                                            \
+        TC__VM_FOLD64(TC__LO_RED_##RED);                                                     \
+    } while (0)
+#endif
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
@@ -11218,6 +11226,7 @@ TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, float *acc, 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT)
     tc__f32x16 p0, p1, p2, p3, x0, x1, x2, x3, y0, y1, y2, y3, sv, z;
     float b_[2][16]; /* the scalars in every lane (0 + s would lose a -0) */
     int i, k, m;
@@ -11248,23 +11257,7 @@ TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, float *acc, 
         else
             TC__LO_SWITCH(TC__LO_VFOLD)
     }
-}
-#else
-/* the same values and order, lane by lane */
-#define TC__LO_LANE(RED) q[i % TC__VM_RED_LANES] = TC__LO_RED_##RED(q[i % TC__VM_RED_LANES], v)
-#define TC__LO_FOLD(RED)                                                                     \
-    do {                                                                                     \
-        float *a = q; /* TC__VM_FOLD64's array */                                            \
-        TC__VM_FOLD64(TC__LO_RED_##RED);                                                     \
-    } while (0)
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("fp-contract=off")))
-#endif
-TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, float *acc, const float *a, const float *b,
-                              const float *s, int s_first, int n, int rows, float *TC__RESTRICT out) {
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#endif
+#else /* the same values and order, lane by lane */
     float q[TC__VM_RED_LANES], sv = s ? *s : 0.0f;
     int i, k;
     for (k = 0; k < rows; k++, a += n, b = b ? b + n : b) {
@@ -11288,7 +11281,9 @@ TC__KERNEL void tc__k_rows_op(tc_reduce r, int op, const float *id, float *acc, 
             out[k] = q[0];
         }
     }
+#endif
 }
+#if !((defined(__GNUC__) || defined(__clang__)) && !defined(TC__NO_VECTOR_EXT))
 #undef TC__LO_LANE
 #undef TC__LO_FOLD
 #endif
@@ -12921,6 +12916,15 @@ TC__PRIVATE int tc__vm_exec_but_last(tc__vm_run *R, int n, tc__vm_last_operands 
     } else {
         lo->a = T->rp[last->b], lo->b = T->rp[last->c];
     }
+    return 1;
+}
+/* The block's value over n lanes as a one-pass kernel's operands: with
+   sp->lane_op everything before its last op, else the whole block and the
+   value itself (TC_OP_COUNT). */
+TC__PRIVATE int tc__vm_exec_operands(tc__vm_run *R, int n, tc__vm_last_operands *lo) {
+    if (R->sp->lane_op) return tc__vm_exec_but_last(R, n, lo);
+    if (!tc__vm_exec(R, n)) return 0;
+    lo->op = TC_OP_COUNT, lo->s_first = 0, lo->a = R->T->rp[R->sp->vs->value], lo->b = lo->s = NULL;
     return 1;
 }
 /* The block body of a sum whose value is its last instruction, one float
@@ -15314,12 +15318,7 @@ TC__PRIVATE int tc__vm_lane_reduce(tc__vm_run *R) {
         tc__vm_last_operands lo;
         float h;
         R->T->idx[sp->lane] = sp->lo[sp->lane];
-        if (sp->lane_op) {
-            if (!tc__vm_exec_but_last(R, n, &lo)) return 0;
-        } else {
-            if (!tc__vm_exec(R, n)) return 0;
-            lo.op = TC_OP_COUNT, lo.s_first = 0, lo.a = R->T->rp[vs->value], lo.b = lo.s = NULL;
-        }
+        if (!tc__vm_exec_operands(R, n, &lo)) return 0;
         tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, NULL, (const float *)lo.a,
                       (const float *)lo.b, (const float *)lo.s, lo.s_first, n, 1, &h);
         tc__vm_store(R, sp->fused ? TC_REDUCE_ASSIGN : sp->st->reduce, &h, 1);
@@ -15493,12 +15492,7 @@ TC__PRIVATE int tc__vm_fold_red_rows(tc__vm_run *R, int64_t *it, int64_t last) {
     tc__vm_identity(vs->vdt, sp->st->reduce, id);
     if (vs->vdt == TC_FLOAT32) { /* every row's values made, reduced and folded in one call */
         tc__vm_last_operands lo;
-        if (sp->lane_op) {
-            if (!tc__vm_exec_but_last(R, L * (int)(more + 1), &lo)) return 0;
-        } else {
-            if (!tc__vm_exec(R, L * (int)(more + 1))) return 0;
-            lo.op = TC_OP_COUNT, lo.s_first = 0, lo.a = R->T->rp[vs->value], lo.b = lo.s = NULL;
-        }
+        if (!tc__vm_exec_operands(R, L * (int)(more + 1), &lo)) return 0;
         tc__k_rows_op(sp->st->reduce, lo.op, (const float *)(const void *)id, NULL, (const float *)lo.a,
                       (const float *)lo.b, (const float *)lo.s, lo.s_first, L, (int)(more + 1),
                       (float *)(void *)out);
